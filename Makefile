@@ -1,0 +1,17 @@
+# Two commands do all the set-up on a fresh Debian machine (see README.md).
+.PHONY: run test setup bench
+
+setup:
+	bash scripts/setup.sh
+
+run: setup
+	.venv/bin/m2bridge doctor
+	.venv/bin/m2bridge paper --out report
+
+test: setup
+	cd tests && M2BRIDGE_REQUIRE_M2=1 ../.venv/bin/python -m pytest -q -p no:cacheprovider
+
+bench: setup
+	.venv/bin/python bench/bridge.py
+	.venv/bin/python bench/exact.py
+	.venv/bin/python bench/numeric.py

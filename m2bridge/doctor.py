@@ -1,0 +1,68 @@
+"""``m2bridge doctor``: what is installed, what works, what to do about the rest."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+import time
+
+from .errors import M2BridgeError, M2NotFound
+from .resources import PACKAGE_NAME, m2scripts_dir
+
+PYTHON_PACKAGES = ["sympy", "numpy", "pexpect", "rich", "tqdm", "matplotlib", "dask", "distributed", "pytest"]
+OPTIONAL = {"matplotlib": "plot", "dask": "scale", "distributed": "scale", "pytest": "test"}
+
+
+def diagnose() -> tuple[list[tuple[str, str, str]], bool]:
+    """Rows (item, status, advice) and whether everything essential works."""
+    from .session import Macaulay2, find_m2
+
+    rows: list[tuple[str, str, str]] = [("python", platform.python_version(), "")]
+    ok = True
+    for name in PYTHON_PACKAGES:
+        try:
+            rows.append((name, importlib.metadata.version(name), ""))
+        except importlib.metadata.PackageNotFoundError:
+            extra = OPTIONAL.get(name)
+            advice = f"pip install 'm2bridge[{extra}]'" if extra else f"pip install {name}"
+            rows.append((name, "missing", advice))
+            ok = ok and extra is not None
+    rows.append(("m2scripts", str(m2scripts_dir()), ""))
+    try:
+        path = find_m2()
+    except M2NotFound as exc:
+        rows.append(("M2", "missing", str(exc)))
+        return rows, False
+    rows.append(("M2 executable", path, ""))
+    try:
+        t0 = time.perf_counter()
+        with Macaulay2(path) as m2:
+            started = time.perf_counter() - t0
+            rows.append(("M2 version", m2.version, f"started in {started:.2f} s"))
+            t0 = time.perf_counter()
+            m2.load_package()
+            rows.append((f"M2 package {PACKAGE_NAME}", "loads",
+                         f"loaded in {time.perf_counter() - t0:.2f} s"))
+            check = m2.eval('R = QQ[s,t,x,y,z,w]; toString kernel map(R, QQ[x,y,z,w], {s^3, s^2*t, s*t^2, t^3})')
+            rows.append(("exact check", "twisted cubic: " + check.replace("\n", " ")[:60] + "...", ""))
+    except M2BridgeError as exc:
+        rows.append(("M2 session", "failed", str(exc)))
+        ok = False
+    return rows, ok
+
+
+def run_doctor() -> int:
+    """Print the diagnosis as a table; exit status 0 when all essentials work."""
+    from rich.console import Console
+    from rich.table import Table
+
+    rows, ok = diagnose()
+    table = Table(title="m2bridge doctor")
+    for col in ("item", "status", "notes / what to do"):
+        table.add_column(col, overflow="fold")
+    for item, status, advice in rows:
+        style = "red" if status in ("missing", "failed") else ""
+        table.add_row(item, status, advice, style=style)
+    Console().print(table)
+    print("all essentials work" if ok else "something essential is missing: see the table")
+    return 0 if ok else 1

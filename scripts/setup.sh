@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Install everything m2bridge needs on a Debian machine: Macaulay2 (if M2 is
+# not on PATH), a virtual environment in .venv, and the package with its extras.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+
+if ! command -v M2 >/dev/null 2>&1 && [ -z "${M2BRIDGE_M2:-}" ]; then
+  cmd="apt-get update && apt-get install -y --no-install-recommends macaulay2"
+  if [ "$(id -u)" = 0 ]; then
+    echo "== installing Macaulay2: $cmd"
+    DEBIAN_FRONTEND=noninteractive bash -c "$cmd"
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    echo "== installing Macaulay2: sudo $cmd"
+    sudo DEBIAN_FRONTEND=noninteractive bash -c "$cmd"
+  else
+    echo "Macaulay2 (M2) is missing and this script is not root. Run:" >&2
+    echo "    sudo bash -c '$cmd'" >&2
+    echo "then run this command again." >&2
+    exit 1
+  fi
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "== creating .venv"
+  "$PY" -m venv .venv
+fi
+echo "== installing m2bridge[test,plot,scale] into .venv"
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q ".[test,plot,scale]"

@@ -1,0 +1,260 @@
+"""Exact computations through Macaulay2: implicitization, dimension, singular locus, critical points, fibers.
+
+Each function builds the parametrization in Python, writes the M2 code that
+sets up the ring map F : R -> S (R: reduced coordinates, S: weights), runs
+the ``AttentionGeometry`` package's functions on it through the bridge, and
+returns a result object whose provenance holds that code as a script that
+reproduces the computation in a plain M2 session.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import sympy
+
+from ..architecture import AttentionNetwork
+from ..errors import ProblemTooLarge
+from ..resources import PACKAGE_NAME, m2scripts_dir
+from ..serialize import m2_name, m2_string_literal, to_m2
+from ..session import Macaulay2, check_field
+from .parametrization import Parametrization, build_parametrization
+from .results import Component, ComponentsResult, ImplicitResult, Provenance
+
+# Limits of the exact path (measured on 2 cores: (d, d') = (3, 1) with 18
+# coordinates and 12 weights takes about 20 s; (3, 2) with 36 coordinates did
+# not finish in 40 minutes).
+MAX_COORDINATES = 20
+MAX_WEIGHTS = 16
+MAX_MINORS = 20000
+
+_default: Macaulay2 | None = None
+_default_lock = threading.Lock()
+
+
+def default_session() -> Macaulay2:
+    """A shared session for this process (started on first use)."""
+    global _default
+    with _default_lock:
+        if _default is None or not _default.running:
+            _default = Macaulay2() if _default is None else _default
+            _default.start()
+        return _default
+
+
+_param_cache: dict[AttentionNetwork, Parametrization] = {}
+
+
+def parametrization(arch: AttentionNetwork) -> Parametrization:
+    """Cached :func:`build_parametrization`."""
+    if arch not in _param_cache:
+        _param_cache[arch] = build_parametrization(arch)
+    return _param_cache[arch]
+
+
+def check_feasible(arch: AttentionNetwork, what: str = "implicitization", force: bool = False) -> None:
+    """Refuse problems beyond the exact path, naming the numeric alternative."""
+    if arch.softmax:
+        raise ProblemTooLarge("softmax attention is not polynomial, so it has no exact (Macaulay2) path: "
+                              "use the numeric path (m2bridge dim --softmax --method numeric)")
+    if force:
+        return
+    alt = ("use the numeric path (m2bridge dim ... --method numeric), or pass --force / force=True "
+           "to try anyway with a --timeout")
+    if arch.layers > 1:
+        raise ProblemTooLarge(f"{what} of deep networks ({arch.layers} layers) is beyond the exact path "
+                              f"(the parametrization alone has degree {3 ** arch.layers} in the inputs): {alt}")
+    d, e = arch.dims
+    a = arch.effective_ranks[0]
+    coords = d * e * d * (d + 1) // 2 if arch.tokens >= 2 else d * e * (d + 1) * (d + 2) // 6
+    weights = (d * d if a >= d else a * (2 * d - a)) + d * e
+    if coords > MAX_COORDINATES or weights > MAX_WEIGHTS:
+        raise ProblemTooLarge(
+            f"{what} for {arch.label()} is too large for the exact path: about {coords} reduced coordinates "
+            f"and {weights} weights (limits {MAX_COORDINATES} and {MAX_WEIGHTS}; (3,2) with 36 coordinates "
+            f"did not finish in 40 minutes): {alt}")
+
+
+def setup_script(param: Parametrization, field: str) -> str:
+    """M2 code defining S (weights), R (reduced coordinates) and F : R -> S."""
+    kk = check_field(field)
+    weights = ", ".join(m2_name(str(s)) for s in param.weights)
+    n = param.ambient_dimension
+    if param.multigraded:
+        sdeg = f", Degrees => {to_m2(param.weight_degrees)}"
+        rdeg = f", Degrees => {to_m2(param.coordinate_degrees)}"
+    else:
+        homogeneous = all(_is_homogeneous(e, param.weights) for e in param.reduced)
+        sdeg, rdeg = "", ""
+        if homogeneous and param.reduced:
+            degs = [sympy.Poly(e, *param.weights).total_degree() for e in param.reduced]
+            rdeg = f", Degrees => {to_m2(degs)}"
+    images = ",\n    ".join(to_m2(e) for e in param.reduced)
+    arch = param.architecture
+    return (
+        f"-- m2bridge: {arch.label()}, field {kk}\n"
+        f"-- R: reduced coordinates of the linear span of the image; S: weights\n"
+        f"S = {kk}[{weights}{sdeg}];\n"
+        f"R = {kk}[y_1..y_{n}{rdeg}];\n"
+        f"F = map(S, R, {{\n    {images}}});\n"
+    )
+
+
+def _is_homogeneous(expr: sympy.Expr, gens: list[sympy.Symbol]) -> bool:
+    return expr == 0 or sympy.Poly(expr, *gens).is_homogeneous
+
+
+def package_line() -> str:
+    path = str(m2scripts_dir() / f"{PACKAGE_NAME}.m2")
+    return f"needsPackage({m2_string_literal(PACKAGE_NAME)}, FileName => {m2_string_literal(path)});\n"
+
+
+def _run(m2: Macaulay2 | None, param: Parametrization, field: str, body: str, result_expr: str,
+         timeout: float | None, seed: int | None = None) -> tuple[Any, Provenance]:
+    session = m2 or default_session()
+    session.load_package()
+    setup = setup_script(param, field)
+    t0 = time.perf_counter()
+    session.eval(setup + body, timeout=timeout)
+    value = session.to_python(result_expr, timeout=timeout)
+    seconds = time.perf_counter() - t0
+    script = package_line() + setup + body + f"print toString({result_expr});\n"
+    return value, Provenance(session.version, check_field(field), seconds, script, seed)
+
+
+def implicitize(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
+                timeout: float | None = None, force: bool = False) -> ImplicitResult:
+    """Implicit equations, dimension, degree and Hilbert series of the neuromanifold's closure."""
+    check_feasible(arch, "implicitization", force)
+    param = parametrization(arch)
+    body = "I = implicitEquations F;\nimageData = imageInfo I;\n"
+    (dim, deg, hilb, gdegs, gens), prov = _run(m2, param, field, body, "append(imageData, first entries gens I)", timeout)
+    return ImplicitResult(arch, param.ambient_dimension, dim, deg, gens, gdegs, hilb, param.coordinates,
+                          param.reduced, param.linear_equations, prov)
+
+
+def exact_dimension(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
+                    timeout: float | None = None, force: bool = False) -> tuple[int, Provenance]:
+    """Affine dimension of the closure: the rank of the Jacobian of F over the fraction field of S.
+
+    This is exact (rank over QQ(weights) in M2) and much cheaper than the kernel.
+    """
+    if not force and arch.layers > 1:
+        check_feasible(arch, "the exact dimension", force)
+    if arch.softmax:
+        check_feasible(arch)
+    param = parametrization(arch)
+    body = "jac = jacobian F.matrix;\n"
+    value, prov = _run(m2, param, field, body, "rank jac", timeout)
+    prov.method = "Macaulay2: rank of the Jacobian over the fraction field of the weight ring"
+    return int(value), prov
+
+
+def _components(raw: list) -> list[Component]:
+    return [Component(int(d), int(g), list(gens)) for d, g, gens in raw]
+
+
+def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
+                   timeout: float | None = None, force: bool = False) -> ComponentsResult:
+    """Irreducible components of the singular locus of the closure (in reduced coordinates)."""
+    check_feasible(arch, "the singular locus", force)
+    param = parametrization(arch)
+    implicit = implicitize(arch, m2, field, timeout, force)
+    codim = param.ambient_dimension - implicit.dimension
+    minors = math.comb(len(implicit.generators), codim) * math.comb(param.ambient_dimension, codim)
+    if minors > MAX_MINORS and not force:
+        raise ProblemTooLarge(
+            f"the singular locus of {arch.label()} needs the {codim}x{codim} minors of a "
+            f"{len(implicit.generators)}x{param.ambient_dimension} Jacobian ({minors} minors, limit {MAX_MINORS}): "
+            "pass --force / force=True with a --timeout to try anyway")
+    body = "I = implicitEquations F;\nsing = singularComponents I;\n"
+    value, prov = _run(m2, param, field, body, "apply(sing, componentInfo)", timeout)
+    return ComponentsResult("singular locus", arch, "reduced coordinates y", _components(value), prov)
+
+
+def critical_points(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
+                    timeout: float | None = None, force: bool = False) -> ComponentsResult:
+    """Components of the weights where the Jacobian of the parametrization drops rank."""
+    check_feasible(arch, "the critical points", force)
+    param = parametrization(arch)
+    rank, _ = exact_dimension(arch, m2, field, timeout, force)
+    minors = math.comb(len(param.weights), rank) * math.comb(param.ambient_dimension, rank)
+    if minors > MAX_MINORS and not force:
+        raise ProblemTooLarge(
+            f"the critical points of {arch.label()} need the {rank}x{rank} minors of a "
+            f"{len(param.weights)}x{param.ambient_dimension} Jacobian ({minors} minors, limit {MAX_MINORS}): "
+            "pass --force / force=True with a --timeout to try anyway")
+    body = f"crit = criticalComponents(F, GenericRank => {rank});\n"
+    value, prov = _run(m2, param, field, body, "apply(crit, componentInfo)", timeout)
+    return ComponentsResult("critical points", arch, "weights", _components(value), prov,
+                            notes=[f"generic rank of the Jacobian: {rank}"] + _form_notes(param))
+
+
+def _form_notes(param: Parametrization) -> list[str]:
+    notes = []
+    for i, lw in enumerate(param.layers, start=1):
+        if lw.form == "A":
+            notes.append(f"layer {i}: attention-matrix form (A = Q^T K is a free {lw.attention.rows}x"
+                         f"{lw.attention.cols} matrix; the Q,K gauge is not visible)")
+        else:
+            notes.append(f"layer {i}: query/key form with the gauge fixed (Q = [I | Q'])")
+    return notes
+
+
+def random_point(param: Parametrization, seed: int) -> dict[sympy.Symbol, int]:
+    """Random nonzero integer weights in [-9, 9], reproducible from ``seed``."""
+    rng = np.random.default_rng(seed)
+    vals = rng.integers(1, 10, size=len(param.weights)) * rng.choice([-1, 1], size=len(param.weights))
+    return {s: int(v) for s, v in zip(param.weights, vals)}
+
+
+def point_from_spec(param: Parametrization, spec: dict[str, Any]) -> dict[sympy.Symbol, Any]:
+    """Weights from a dict: symbol names (``A_1_2``) or whole matrices (``{"A": [[...]], "V": [[...]]}``)."""
+    by_name = {str(s): s for s in param.weights}
+    point: dict[sympy.Symbol, Any] = {}
+    for key, value in spec.items():
+        if isinstance(value, list):
+            for i, row in enumerate(value, start=1):
+                for j, v in enumerate(row, start=1):
+                    name = f"{key}_{i}_{j}"
+                    if name not in by_name:
+                        raise ValueError(f"matrix {key} does not fit the weights of this architecture "
+                                         f"(no weight {name}); weights are {sorted(by_name)}")
+                    point[by_name[name]] = sympy.Rational(v)
+        elif key in by_name:
+            point[by_name[key]] = sympy.Rational(value)
+        else:
+            raise ValueError(f"unknown weight {key!r}; weights are {sorted(by_name)}")
+    missing = [n for n, s in by_name.items() if s not in point]
+    if missing:
+        raise ValueError(f"the point does not give the weights {missing}")
+    return point
+
+
+def load_point(path: str | Path, param: Parametrization) -> dict[sympy.Symbol, Any]:
+    return point_from_spec(param, json.loads(Path(path).read_text()))
+
+
+def fiber(arch: AttentionNetwork, point: dict | None = None, seed: int = 0, m2: Macaulay2 | None = None,
+          field: str = "QQ", timeout: float | None = None, force: bool = False) -> ComponentsResult:
+    """Components of the set of weights giving the same function as ``point`` (random when None)."""
+    check_feasible(arch, "the fiber", force)
+    param = parametrization(arch)
+    if point is None:
+        pt = random_point(param, seed)
+    elif all(isinstance(k, sympy.Symbol) for k in point):
+        pt = point
+    else:
+        pt = point_from_spec(param, point)
+    values = [pt[s] for s in param.weights]
+    body = f"fib = fiberComponents(F, {to_m2(values)});\n"
+    value, prov = _run(m2, param, field, body, "apply(fib, componentInfo)", timeout,
+                       seed=seed if point is None else None)
+    return ComponentsResult("fiber", arch, "weights", _components(value), prov,
+                            point={str(k): v for k, v in pt.items()}, notes=_form_notes(param))

@@ -1,0 +1,127 @@
+"""Result objects of exact computations: sympy content, one-line summaries, LaTeX, JSON, provenance."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy
+
+from ..architecture import AttentionNetwork
+
+
+@dataclass
+class Provenance:
+    """How a result was computed; ``script`` reproduces it in a plain M2 session."""
+
+    m2_version: str
+    field: str
+    seconds: float
+    script: str
+    seed: int | None = None
+    method: str = "Macaulay2"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"m2_version": self.m2_version, "field": self.field, "seconds": round(self.seconds, 4),
+                "seed": self.seed, "method": self.method}
+
+
+@dataclass
+class Component:
+    """One irreducible component (over the field of computation)."""
+
+    dimension: int
+    degree: int
+    generators: list[sympy.Expr]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"dimension": self.dimension, "degree": self.degree,
+                "generators": [str(g) for g in self.generators]}
+
+    def __str__(self) -> str:
+        return f"dim {self.dimension}, degree {self.degree}: " + ", ".join(map(str, self.generators))
+
+
+@dataclass
+class ImplicitResult:
+    """The Zariski closure of a neuromanifold in its reduced ambient space."""
+
+    architecture: AttentionNetwork
+    ambient_dimension: int
+    dimension: int
+    degree: int
+    generators: list[sympy.Expr]
+    generator_degrees: list[int]
+    hilbert_series: str
+    coordinates: list[sympy.Symbol]
+    coordinate_map: list[sympy.Expr]  # y_i as a polynomial in the weights
+    linear_equations: list[sympy.Expr]  # among the raw coefficients c_j
+    provenance: Provenance
+    notes: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        degs = ",".join(map(str, sorted(set(self.generator_degrees))))
+        return (f"{self.architecture.label()}: closure of dimension {self.dimension} and degree {self.degree} "
+                f"in a {self.ambient_dimension}-dimensional span, cut out by {len(self.generators)} "
+                f"equation(s) of degree {degs} [M2 {self.provenance.m2_version}, {self.provenance.field}, "
+                f"{self.provenance.seconds:.2f} s]")
+
+    def _repr_latex_(self) -> str:
+        eqs = r",\ ".join(sympy.latex(g) for g in self.generators[:6])
+        more = r",\ \dots" if len(self.generators) > 6 else ""
+        return (rf"$\text{{{self.architecture.label()}}}:\ \dim = {self.dimension},\ \deg = {self.degree},"
+                rf"\ I = \langle {eqs}{more} \rangle$")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.architecture.to_dict(),
+            "ambient_dimension": self.ambient_dimension,
+            "dimension": self.dimension,
+            "degree": self.degree,
+            "generators": [str(g) for g in self.generators],
+            "generator_degrees": self.generator_degrees,
+            "hilbert_series": self.hilbert_series,
+            "coordinates": {str(y): str(e) for y, e in zip(self.coordinates, self.coordinate_map)},
+            "linear_equations": [str(e) for e in self.linear_equations],
+            "seconds": round(self.provenance.seconds, 4),
+            "m2_version": self.provenance.m2_version,
+            "field": self.provenance.field,
+            "notes": self.notes + self.architecture.notes,
+        }
+
+
+@dataclass
+class ComponentsResult:
+    """A decomposed locus: singular locus, critical points or a fiber."""
+
+    kind: str  # "singular locus", "critical points", "fiber"
+    architecture: AttentionNetwork
+    ambient: str  # what the components live in: "reduced coordinates" or "weights"
+    components: list[Component]
+    provenance: Provenance
+    point: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def dimension(self) -> int:
+        return max((c.dimension for c in self.components), default=-1)
+
+    def __str__(self) -> str:
+        parts = "; ".join(f"dim {c.dimension} deg {c.degree}" for c in self.components) or "empty"
+        return (f"{self.architecture.label()}: {self.kind} in {self.ambient} has {len(self.components)} "
+                f"component(s) [{parts}] [M2 {self.provenance.m2_version}, {self.provenance.field}, "
+                f"{self.provenance.seconds:.2f} s]")
+
+    def _repr_latex_(self) -> str:
+        rows = r"\\ ".join(
+            rf"\dim {c.dimension},\ \deg {c.degree}:\ \langle " + r",\ ".join(sympy.latex(g) for g in c.generators[:4])
+            + (r",\dots" if len(c.generators) > 4 else "") + r"\rangle" for c in self.components)
+        return rf"$\text{{{self.kind}}}:\ \begin{{array}}{{l}} {rows} \end{{array}}$"
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {**self.architecture.to_dict(), "kind": self.kind, "ambient": self.ambient,
+               "components": [c.to_dict() for c in self.components], "dimension": self.dimension,
+               **self.provenance.to_dict(), "notes": self.notes + self.architecture.notes}
+        if self.point is not None:
+            out["point"] = {k: str(v) for k, v in self.point.items()}
+        return out

@@ -1,0 +1,236 @@
+newPackage(
+    "AttentionGeometry",
+    Version => "0.1",
+    Date => "2026-11-22",
+    Headline => "implicit equations, singularities and fibers of lightning self-attention",
+    Authors => {{Name => "m2bridge developers"}},
+    Keywords => {"Commutative Algebra"},
+    PackageImports => {"PrimaryDecomposition", "MinimalPrimes"},
+    DebuggingMode => false
+    )
+
+export {
+    "implicitEquations",
+    "standardGraded",
+    "imageInfo",
+    "componentInfo",
+    "singularComponents",
+    "criticalComponents",
+    "fiberComponents",
+    "GenericRank"
+    }
+
+-- The neuromanifold of a network is the image of a ring map F : R -> S
+-- (R: reduced coordinates y_i, S: weights).  Python (m2bridge) builds F;
+-- a person can build it by hand just as well (see the examples below).
+
+implicitEquations = method()
+implicitEquations RingMap := Ideal => F -> trim kernel F
+
+-- a copy of an ideal in the same variables with every degree 1
+standardGraded = method()
+standardGraded Ideal := Ideal => I -> (
+    R := ring I;
+    if all(degrees R, d -> d == {1}) then return I;
+    R1 := (coefficientRing R)[gens R];
+    sub(I, vars R1))
+
+imageInfo = method()
+imageInfo Ideal := List => I -> (
+    J := standardGraded I;
+    {dim J, degree J, toString reduceHilbert hilbertSeries J, apply(first entries gens J, f -> first degree f)})
+
+componentInfo = method()
+componentInfo Ideal := List => P -> (
+    P1 := if isHomogeneous P then standardGraded P else P;
+    {dim P1, degree P1, first entries gens trim P})
+
+singularComponents = method()
+singularComponents Ideal := List => I -> (
+    c := codim I;
+    sing := trim(I + minors(c, jacobian I));
+    if sing == 1 then return {};
+    apply(decompose sing, trim))
+
+criticalComponents = method(Options => {GenericRank => null})
+criticalComponents RingMap := List => o -> F -> (
+    jac := jacobian F.matrix;
+    r := if o.GenericRank =!= null then o.GenericRank else rank jac;
+    crit := trim minors(r, jac);
+    if crit == 1 then return {};
+    apply(decompose crit, trim))
+
+fiberComponents = method()
+fiberComponents(RingMap, List) := List => (F, point) -> (
+    S := source F;
+    T := target F;
+    if #point != numgens T then error("expected ", toString numgens T, " coordinates for the weight point");
+    images := first entries F.matrix;
+    vals := apply(images, f -> sub(f, matrix{apply(point, v -> sub(v, coefficientRing T))}));
+    I := trim ideal apply(images, vals, (f, v) -> f - v);
+    apply(decompose I, trim))
+
+beginDocumentation()
+
+doc ///
+Key
+  AttentionGeometry
+Headline
+  implicit equations, singularities and fibers of lightning self-attention
+Description
+  Text
+    The neuromanifold of a lightning self-attention network is the image of a
+    polynomial map from weights to the coefficients of the network's output.
+    Given that map as a @TO RingMap@ F from the coordinate ring R to the weight
+    ring S, this package computes the Zariski closure of the image
+    (@TO implicitEquations@), its singular locus (@TO singularComponents@),
+    the critical points of the parametrization (@TO criticalComponents@) and
+    the fiber of a weight point (@TO fiberComponents@).  The Python package
+    m2bridge builds F from an architecture and drives these functions.
+  Example
+    S = QQ[a_1, a_2, a_3, a_4, v_1, v_2];
+    R = QQ[y_1..y_6];
+    -- one layer, d = 2, d' = 1: the pair of binary quadrics (l_1 m, l_2 m)
+    F = map(S, R, {a_1*v_1, a_1*v_2 + a_2*v_1, a_2*v_2, a_3*v_1, a_3*v_2 + a_4*v_1, a_4*v_2});
+    I = implicitEquations F
+    imageInfo I
+///
+
+doc ///
+Key
+  implicitEquations
+  (implicitEquations, RingMap)
+Headline
+  the ideal of the Zariski closure of the image of a ring map
+Usage
+  I = implicitEquations F
+Inputs
+  F:RingMap
+    from the coordinate ring to the weight ring
+Outputs
+  I:Ideal
+    the kernel of F, trimmed to a minimal generating set
+///
+
+doc ///
+Key
+  imageInfo
+  (imageInfo, Ideal)
+Headline
+  dimension, degree, Hilbert series and generator degrees of an image
+Usage
+  imageInfo I
+Inputs
+  I:Ideal
+Outputs
+  :List
+    affine dimension, degree, reduced Hilbert series (as a string) and the degrees of the
+    generators, all in the standard grading
+///
+
+doc ///
+Key
+  standardGraded
+  (standardGraded, Ideal)
+Headline
+  the same ideal in a ring whose variables all have degree 1
+Usage
+  standardGraded I
+Inputs
+  I:Ideal
+Outputs
+  :Ideal
+///
+
+doc ///
+Key
+  componentInfo
+  (componentInfo, Ideal)
+Headline
+  dimension, degree and generators of a component
+Usage
+  componentInfo P
+Inputs
+  P:Ideal
+Outputs
+  :List
+    {dimension, degree, generators}
+///
+
+doc ///
+Key
+  singularComponents
+  (singularComponents, Ideal)
+Headline
+  the irreducible components of the singular locus of a prime ideal's variety
+Usage
+  singularComponents I
+Inputs
+  I:Ideal
+    prime
+Outputs
+  :List
+    of prime ideals, the minimal primes of I plus the codim-size minors of its Jacobian
+///
+
+doc ///
+Key
+  criticalComponents
+  (criticalComponents, RingMap)
+  [criticalComponents, GenericRank]
+Headline
+  where the Jacobian of a parametrization drops rank
+Usage
+  criticalComponents F
+Inputs
+  F:RingMap
+  GenericRank => ZZ
+    the generic rank of the Jacobian (computed when not given)
+Outputs
+  :List
+    of prime ideals in the weight ring
+///
+
+doc ///
+Key
+  fiberComponents
+  (fiberComponents, RingMap, List)
+Headline
+  the weights that give the same point as a given weight point
+Usage
+  fiberComponents(F, point)
+Inputs
+  F:RingMap
+  point:List
+    values of the weight variables
+Outputs
+  :List
+    of prime ideals, the components of the fiber
+///
+
+TEST ///
+  setRandomSeed 0;
+  S = QQ[a_1..a_4, v_1, v_2];
+  R = QQ[y_1..y_6];
+  F = map(S, R, {a_1*v_1, a_1*v_2 + a_2*v_1, a_2*v_2, a_3*v_1, a_3*v_2 + a_4*v_1, a_4*v_2});
+  I = implicitEquations F;
+  -- the closure is the resultant of the two quadrics y_1 t^2 + y_2 t + y_3, y_4 t^2 + y_5 t + y_6
+  T = R[t];
+  r0 = resultant(y_1*t^2 + y_2*t + y_3, y_4*t^2 + y_5*t + y_6, t);
+  assert(numgens I == 1);
+  assert(ideal lift(r0, R) == I);
+  assert(take(imageInfo I, 2) == {5, 4});
+///
+
+TEST ///
+  setRandomSeed 0;
+  S = QQ[s, t];
+  R = QQ[x_0..x_3];
+  F = map(S, R, {s^3, s^2*t, s*t^2, t^3});
+  I = implicitEquations F;
+  assert(take(imageInfo I, 2) == {2, 3});
+  -- over QQ: s = w, t = 2w with w^3 = 1 splits as w = 1 and w^2 + w + 1 = 0
+  assert(#fiberComponents(F, {1, 2}) == 2);
+///
+
+end--

@@ -80,6 +80,13 @@ def m2_name(symbol_name: str) -> str:
     )
 
 
+def symbol_resets(m2_names: list[str]) -> str:
+    """M2 code making each variable's base name a bare symbol again (``x = symbol x;``),
+    so that a ring with variables ``x_1`` can be built even if ``x`` holds a value."""
+    bases = dict.fromkeys(n.split("_", 1)[0] for n in m2_names)
+    return "".join(f"{b} = symbol {b}; " for b in bases)
+
+
 class _Parser:
     def __init__(self, data: bytes) -> None:
         self.s = data

@@ -215,6 +215,8 @@ class Macaulay2:
         with self._lock:
             self.start()
             rid = next(self._ids)
+            if code.rstrip().endswith(";"):
+                mode += 2  # like the M2 prompt: a trailing ';' means no value
             nonce = self._nonce
             request = (f"m2bridge'run({rid}, {mode}, {serialize.m2_string_literal(code)});\n"
                        f"m2bridge'end {rid};\n")
@@ -282,9 +284,9 @@ class Macaulay2:
                         degrees: list[Any] | None = None) -> str:
         """Create ring ``name`` over ``field`` (QQ or ZZ/p) with the given sympy symbols as variables."""
         field = check_field(field)
-        variables = ", ".join(serialize.m2_name(str(s)) for s in symbols)
+        names = [serialize.m2_name(str(s)) for s in symbols]
         opts = f", Degrees => {serialize.to_m2(degrees)}" if degrees is not None else ""
-        self.eval(f"{name} = {field}[{variables}{opts}];")
+        self.eval(f"{serialize.symbol_resets(names)}{name} = {field}[{', '.join(names)}{opts}];")
         return name
 
     @property

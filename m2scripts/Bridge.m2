@@ -5,7 +5,7 @@
 --     m2bridge'end(ID);
 -- run prints a begin marker, evaluates the code with `value`, prints a value
 -- marker and the value (MODE 0: toString, MODE 1: the typed serialization
--- below).  If the code fails, M2 prints its error and goes on with the second
+-- below; MODE + 2: the code ended with ';', so its value is null).  If the code fails, M2 prints its error and goes on with the second
 -- line, whose end marker Python waits for.  Markers are built here from a
 -- per-session nonce, so they never appear in echoed input or in values.
 
@@ -49,6 +49,7 @@ m2bridge'ser RingElement := x -> (
 m2bridge'run = (rid, mode, code) -> (
     m2bridge'mark("B", rid);
     r := value code;
+    if mode >= 2 then (r = null; mode = mode - 2);  -- code ended with ';' as at the M2 prompt
     m2bridge'mark("V", rid);
     stdio << (if mode == 1 then m2bridge'ser r else if r === null then "" else toString r);
     );

@@ -22,7 +22,7 @@ import sympy
 from ..architecture import AttentionNetwork
 from ..errors import ProblemTooLarge
 from ..resources import PACKAGE_NAME, m2scripts_dir
-from ..serialize import m2_name, m2_string_literal, to_m2
+from ..serialize import m2_name, m2_string_literal, symbol_resets, to_m2
 from ..session import Macaulay2, check_field
 from .parametrization import Parametrization, build_parametrization
 from .results import Component, ComponentsResult, ImplicitResult, Provenance
@@ -84,7 +84,8 @@ def check_feasible(arch: AttentionNetwork, what: str = "implicitization", force:
 def setup_script(param: Parametrization, field: str) -> str:
     """M2 code defining S (weights), R (reduced coordinates) and F : R -> S."""
     kk = check_field(field)
-    weights = ", ".join(m2_name(str(s)) for s in param.weights)
+    names = [m2_name(str(s)) for s in param.weights]
+    weights = ", ".join(names)
     n = param.ambient_dimension
     if param.multigraded:
         sdeg = f", Degrees => {to_m2(param.weight_degrees)}"
@@ -100,6 +101,7 @@ def setup_script(param: Parametrization, field: str) -> str:
     return (
         f"-- m2bridge: {arch.label()}, field {kk}\n"
         f"-- R: reduced coordinates of the linear span of the image; S: weights\n"
+        f"{symbol_resets(names + ['y_1'])}\n"
         f"S = {kk}[{weights}{sdeg}];\n"
         f"R = {kk}[y_1..y_{n}{rdeg}];\n"
         f"F = map(S, R, {{\n    {images}}});\n"

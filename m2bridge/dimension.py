@@ -1,0 +1,113 @@
+"""``dim``: the dimension of a neuromanifold by exact, numeric and formula methods, side by side."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from .architecture import AttentionNetwork
+from .errors import M2NotFound, ProblemTooLarge
+from .formulas import expected_dimension
+
+# exact dimension = rank of the Jacobian over the fraction field of the weights: (3,1) with
+# 12 weights takes seconds, (3,2) with 15 weights took 79 s on 2 cores
+EXACT_DIM_MAX_WEIGHTS = 12
+
+
+def _exact_weights(arch: AttentionNetwork) -> int:
+    d, e = arch.dims[0], arch.dims[1]
+    a = arch.effective_ranks[0]
+    return (d * d if a >= d else a * (2 * d - a)) + d * e
+
+
+def exact_available(arch: AttentionNetwork) -> bool:
+    """Whether ``auto`` would use the exact path: one polynomial layer, small, and M2 present."""
+    from .session import find_m2
+
+    if arch.softmax or arch.layers > 1:
+        return False
+    if _exact_weights(arch) > EXACT_DIM_MAX_WEIGHTS:
+        return False
+    try:
+        find_m2()
+    except M2NotFound:
+        return False
+    return True
+
+
+def _exact(arch: AttentionNetwork, timeout: float | None, force: bool) -> dict[str, Any]:
+    from .exact.compute import exact_dimension
+
+    if arch.softmax:
+        raise ProblemTooLarge("softmax attention has no exact path (not polynomial): use --method numeric")
+    if not force and (arch.layers > 1 or _exact_weights(arch) > EXACT_DIM_MAX_WEIGHTS):
+        raise ProblemTooLarge(f"the exact dimension of {arch.label()} is beyond the exact path: "
+                              "use --method numeric, or --force with a --timeout")
+    t0 = time.perf_counter()
+    dim, prov = exact_dimension(arch, timeout=timeout, force=True)
+    return {"dimension": dim, "method": "exact", "seconds": round(time.perf_counter() - t0, 4),
+            "certificate": {"kind": "exact", "how": prov.method}, "m2_version": prov.m2_version,
+            "field": prov.field, "m2_script": prov.script}
+
+
+def _numeric(arch: AttentionNetwork, samples: int | None, seed: int, repeat: bool) -> dict[str, Any]:
+    from .numeric.dimension import numeric_dimension
+
+    res = numeric_dimension(arch, samples=samples, seed=seed, repeat=repeat)
+    cert = ({"kind": "modp", "prime": res.prime, "error_bound": res.error_bound} if res.method == "modp"
+            else {"kind": "float64", "tolerance": res.tolerance, "gap": res.gap, "reliable": res.reliable})
+    out = {"dimension": res.dimension, "method": f"numeric ({res.method})", "seconds": round(res.seconds, 4),
+           "samples": res.samples, "certificate": cert, "fiber": res.fiber.to_dict() if res.fiber else None,
+           "notes": res.notes, "text": str(res)}
+    if res.repeat is not None:
+        out["repeat"] = {"seed": res.repeat.seed, "dimension": res.repeat.dimension}
+    return out
+
+
+def dimension_report(arch: AttentionNetwork, method: str = "auto", samples: int | None = None, seed: int = 0,
+                     timeout: float | None = None, repeat: bool = False, force: bool = False) -> dict[str, Any]:
+    """Dimension by ``method`` (auto, numeric, exact, formula, all) as a JSON-ready dict with a ``text`` line.
+
+    The formula is reported beside the computed value, never in its place;
+    ``method="formula"`` reports it alone, with ``dimension`` null.
+    """
+    formula = expected_dimension(arch)
+    base: dict[str, Any] = {**arch.to_dict(), "seed": seed, "formula": formula.value,
+                            "formula_name": formula.name, "formula_applies": formula.applies,
+                            "formula_failed_conditions": formula.failed_conditions, "notes": arch.notes}
+    cond = "" if formula.applies else " (its conditions fail: " + "; ".join(formula.failed_conditions) + ")"
+    ftext = f"formula {formula.name} gives {formula.value}{cond}"
+    if method == "formula":
+        return {**base, "dimension": None, "method": "formula", "seconds": 0.0, "certificate": None,
+                "text": f"{arch.label()}: {ftext}; no computation was made (use --method numeric or exact)"}
+    if method == "auto":
+        method = "exact" if exact_available(arch) else "numeric"
+    if method == "exact":
+        res = _exact(arch, timeout, force)
+        return {**base, **res, "text": f"{arch.label()}: dimension {res['dimension']} (exact, M2 "
+                                       f"{res['m2_version']}, {res['seconds']:.2f} s); {ftext}"}
+    if method == "numeric":
+        res = _numeric(arch, samples, seed, repeat)
+        text = res.pop("text")
+        return {**base, **res, "text": text}
+    if method == "all":
+        results: dict[str, Any] = {"numeric": _numeric(arch, samples, seed, repeat)}
+        results["numeric"].pop("text")
+        try:
+            results["exact"] = _exact(arch, timeout, force)
+        except (ProblemTooLarge, M2NotFound) as exc:
+            results["exact"] = {"dimension": None, "skipped": str(exc)}
+        values = {k: v["dimension"] for k, v in results.items() if v.get("dimension") is not None}
+        agree = len(set(values.values())) == 1
+        best = values.get("exact", values.get("numeric"))
+        script = results["exact"].pop("m2_script", None)
+        lines = [f"{arch.label()}:"] + [f"  {k:8s} {v}" for k, v in values.items()] + [f"  formula  {formula.value}{cond}"]
+        disagree = [k for k, v in values.items() if v != formula.value]
+        if not agree:
+            lines.append("  DISAGREEMENT between computations: " + ", ".join(f"{k}={v}" for k, v in values.items()))
+        elif disagree:
+            lines.append(f"  the formula differs from the computed value {best}")
+        return {**base, "dimension": best, "method": "all", "methods": results, "agree": agree,
+                "formula_agrees": best == formula.value, "m2_script": script, "seconds": None,
+                "text": "\n".join(lines)}
+    raise ValueError(f"unknown method {method!r}: use auto, numeric, exact, formula or all")

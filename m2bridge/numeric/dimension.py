@@ -121,33 +121,61 @@ def numeric_dimension(arch: AttentionNetwork, method: str = "auto", samples: int
     if n < 1:
         raise ValueError("samples must be positive")
     t0 = time.perf_counter()
-    rng = np.random.default_rng(seed)
     p = prime if method == "modp" else None
-    ar = Arithmetic(p) if p else FLOAT
-    weights = random_weights(arch, rng, p)
-    x = random_inputs(arch, n, rng, p)
-    jac = jacobian(arch, weights, x, ar)
     result = NumericDimension(arch, 0, method, arch.parameters, n, seed, 0.0, formula=expected_dimension(arch))
+    previous = None
+    for attempt in range(MAX_DOUBLINGS + 1):
+        rank, weights, jac, cert = _rank_at(arch, n, seed, p, rtol)
+        tangent = _fiber_tangent(arch, weights, jac, rank, p)
+        if samples is not None:
+            break
+        if tangent.unexplained == 0:
+            result.notes.append("rank certified maximal: it equals the parameters minus the dimension "
+                                "of the known symmetries")
+            break
+        if previous == rank:
+            result.notes.append(f"rank unchanged when the samples were doubled from {n // 2} to {n}")
+            break
+        previous = rank
+        if attempt == MAX_DOUBLINGS:
+            result.notes.append(f"rank still grew at {n} samples: it may be too low")
+            result.reliable = False
+        else:
+            n *= 2
+    result.samples = n
+    result.dimension = rank
     if p:
-        rank = rank_mod(jac, p)
         result.prime = p
         result.error_bound = min(1.0, rank * jacobian_entry_degree(arch) / p)
     else:
-        fr = float_rank(jac, rtol)
-        rank = fr.rank
-        result.tolerance, result.gap, result.reliable = fr.tolerance, fr.gap, fr.reliable
-    result.dimension = rank
+        result.tolerance, result.gap, result.reliable = cert.tolerance, cert.gap, cert.reliable
     if rank == jac.shape[0]:
         result.notes.append(f"rank equals the number of rows ({rank}): increase samples")
         result.reliable = False
     if fiber:
-        result.fiber = _fiber_tangent(arch, weights, jac, rank, p)
+        result.fiber = tangent
     result.seconds = time.perf_counter() - t0
     if repeat:
         result.repeat = numeric_dimension(arch, method, samples, seed + 1, prime, rtol, fiber=False)
         if result.repeat.dimension != rank:
             result.notes.append(f"seed {seed + 1} gives {result.repeat.dimension}: results disagree")
     return result
+
+
+MAX_DOUBLINGS = 4
+
+
+def _rank_at(arch: AttentionNetwork, n: int, seed: int, p: int | None, rtol: float | None):
+    """Rank of the Jacobian on n inputs: (rank, weights, jacobian, float certificate or None)."""
+    rng = np.random.default_rng(seed)
+    ar = Arithmetic(p) if p else FLOAT
+    weights = random_weights(arch, rng, p)
+    x = random_inputs(arch, n, rng, p)
+    jac = jacobian(arch, weights, x, ar)
+    if p:
+        return rank_mod(jac, p), weights, jac, None
+    fr = float_rank(jac, rtol)
+    return fr.rank, weights, jac, fr
 
 
 def _fiber_tangent(arch: AttentionNetwork, weights, jac: np.ndarray, rank: int, p: int | None) -> FiberTangent:

@@ -1,0 +1,162 @@
+"""The exact path against the real Macaulay2, checked against the paper on small cases."""
+
+import random
+
+import pytest
+import sympy
+
+from m2bridge.architecture import LightningAttention
+from m2bridge.errors import ProblemTooLarge
+from m2bridge.exact.compute import (critical_points, exact_dimension, fiber, implicitize, parametrization,
+                                    singular_locus)
+from m2bridge.formulas import expected_dimension, single_layer_span_dimension
+from m2bridge.numeric.dimension import numeric_dimension
+
+
+@pytest.mark.parametrize("d,e,t", [(2, 1, 2), (2, 2, 2), (2, 1, 3), (3, 1, 2)])
+def test_linear_span_dimension(d, e, t):
+    param = parametrization(LightningAttention((d, e), d, t))
+    assert param.ambient_dimension == single_layer_span_dimension(d, e)
+    rng = random.Random(1)
+    point = {s: rng.randint(-5, 5) for s in param.weights}
+    raw = [sympy.expand(c.subs(point)) for c in param.raw]
+    assert param.raw_from_reduced(param.reduced_from_raw(raw)) == raw
+    subs = dict(zip(param.raw_symbols, raw))
+    assert all(eq.subs(subs) == 0 for eq in param.linear_equations)
+
+
+def test_t1_span_is_found_by_computation():
+    param = parametrization(LightningAttention((2, 1), 2, 1))
+    assert param.ambient_dimension != single_layer_span_dimension(2, 1)
+
+
+@pytest.mark.parametrize("d,e,a", [(2, 1, 1), (2, 1, 2), (2, 2, 1), (2, 2, 2), (3, 1, 1)])
+def test_cor33_dimension_by_implicitization(m2, d, e, a):
+    arch = LightningAttention((d, e), a, 2)
+    res = implicitize(arch, m2)
+    assert res.dimension == expected_dimension(arch).value
+    assert res.dimension == numeric_dimension(arch).dimension
+    assert res.dimension == exact_dimension(arch, m2)[0]
+
+
+def test_t1_dimension_differs(m2):
+    arch = LightningAttention((2, 1), 2, 1)
+    res = implicitize(arch, m2)
+    assert res.dimension == numeric_dimension(arch).dimension
+    assert res.dimension != expected_dimension(arch).value
+
+
+def test_thm34_quartic_is_the_resultant(m2):
+    arch = LightningAttention((2, 1), 2, 2)
+    res = implicitize(arch, m2)
+    assert (res.dimension, res.degree, res.generator_degrees) == (5, 4, [4])
+    param = parametrization(arch)
+    # the two binary quadrics q_k = l_k m, written in the reduced coordinates
+    y = res.coordinates
+    s = sympy.Symbol("s")
+    quadrics = []
+    for k in (1, 2):
+        coeffs = {}
+        for e in range(3):
+            target = sympy.expand(sum(param.layers[0].attention[p, k - 1] * sympy.Symbol(f"z{p}") for p in range(2))
+                                  * sum(param.layers[0].values[0, q] * sympy.Symbol(f"z{q}") for q in range(2)))
+            coeffs[e] = sympy.Poly(target, sympy.Symbol("z0"), sympy.Symbol("z1")).coeff_monomial(
+                sympy.Symbol("z0") ** e * sympy.Symbol("z1") ** (2 - e))
+        # express each coefficient as a reduced coordinate
+        lookup = {sympy.expand(expr): sym for sym, expr in zip(y, res.coordinate_map)}
+        quadrics.append(sum(lookup[sympy.expand(coeffs[e])] * s ** e for e in range(3)))
+    resultant = sympy.resultant(quadrics[0], quadrics[1], s)
+    ratio = sympy.cancel(res.generators[0] / resultant)
+    assert ratio.is_number and ratio != 0
+
+
+def test_thm34_singular_locus_is_rank_one_image(m2):
+    arch = LightningAttention((2, 1), 2, 2)
+    sing = singular_locus(arch, m2)
+    assert len(sing.components) == 1
+    comp = sing.components[0]
+    assert comp.dimension == implicitize(LightningAttention((2, 1), 1, 2), m2).dimension
+    param = parametrization(arch)
+    rng = random.Random(3)
+    u = [rng.randint(-4, 4) for _ in range(2)]
+    w = [rng.randint(-4, 4) for _ in range(2)]
+    point = {}
+    for i in range(2):
+        for j in range(2):
+            point[sympy.Symbol(f"A_{i + 1}_{j + 1}")] = u[i] * w[j]
+    point.update({sympy.Symbol("V_1_1"): rng.randint(1, 5), sympy.Symbol("V_1_2"): rng.randint(1, 5)})
+    values = dict(zip(param.coordinates, param.evaluate(point)))
+    assert all(g.subs(values) == 0 for g in comp.generators)
+
+
+def test_thm34_critical_points(m2):
+    arch = LightningAttention((2, 1), 2, 2)
+    crit = critical_points(arch, m2)
+    dims = sorted(c.dimension for c in crit.components)
+    assert dims == [4, 4]
+    # V = 0 is one component; A = u w^T with V = c u^T lies on the other; A = 0 too
+    v_zero = [c for c in crit.components if set(map(str, c.generators)) == {"V_1_1", "V_1_2"}]
+    assert len(v_zero) == 1
+    other = [c for c in crit.components if c is not v_zero[0]][0]
+    u, w, c = (2, -3), (5, 1), 7
+    pt = {sympy.Symbol(f"A_{i + 1}_{j + 1}"): u[i] * w[j] for i in range(2) for j in range(2)}
+    pt.update({sympy.Symbol("V_1_1"): c * u[0], sympy.Symbol("V_1_2"): c * u[1]})
+    assert all(g.subs(pt) == 0 for g in other.generators)
+    zero_a = {**{sympy.Symbol(f"A_{i}_{j}"): 0 for i in (1, 2) for j in (1, 2)},
+              sympy.Symbol("V_1_1"): 3, sympy.Symbol("V_1_2"): -1}
+    assert all(g.subs(zero_a) == 0 for g in other.generators)
+
+
+def test_thm32_generic_fiber_is_rescaling(m2):
+    res = fiber(LightningAttention((2, 2), 2, 2), seed=1, m2=m2)
+    assert [c.dimension for c in res.components] == [1]
+
+
+def test_thm32_rank_one_swap(m2):
+    arch = LightningAttention((2, 1), 2, 2)
+    swapped = fiber(arch, {"A": [[1, 2], [2, 4]], "V": [[5, 6]]}, m2=m2)
+    assert [c.dimension for c in swapped.components] == [1, 1]
+    parallel = fiber(arch, {"A": [[1, 2], [2, 4]], "V": [[1, 2]]}, m2=m2)
+    assert [c.dimension for c in parallel.components] == [1]
+
+
+def test_field_zz_p(m2):
+    res = implicitize(LightningAttention((2, 1), 2, 2), m2, field="ZZ/32003")
+    assert res.provenance.field == "ZZ/32003" and res.degree == 4
+
+
+def test_script_reproduces_in_plain_m2(m2, tmp_path):
+    import subprocess
+
+    res = implicitize(LightningAttention((2, 1), 1, 2), m2)
+    script = tmp_path / "s.m2"
+    script.write_text(res.provenance.script + "exit 0\n")
+    out = subprocess.run(["M2", "--script", str(script)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().startswith(f"{{{res.dimension}, {res.degree},")
+
+
+def test_too_large_is_refused_with_alternative():
+    with pytest.raises(ProblemTooLarge, match="numeric"):
+        implicitize(LightningAttention((3, 2), 3, 2))
+    with pytest.raises(ProblemTooLarge, match="numeric"):
+        implicitize(LightningAttention((2, 2, 1), (2, 2), 2))
+
+
+def test_timeout_is_clean(m2):
+    from m2bridge.errors import M2Timeout
+
+    with pytest.raises(M2Timeout):
+        implicitize(LightningAttention((3, 1), 3, 2), m2, timeout=1)
+    assert m2.eval("1+1") == "2"
+
+
+def test_results_serialize(m2):
+    import json
+
+    res = implicitize(LightningAttention((2, 1), 2, 2), m2)
+    data = json.loads(json.dumps(res.to_dict()))
+    for key in ("ambient_dimension", "dimension", "degree", "generators", "generator_degrees",
+                "linear_equations", "seconds", "m2_version", "field"):
+        assert key in data
+    assert "dimension 5" in str(res) and res._repr_latex_().startswith("$")

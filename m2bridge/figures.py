@@ -1,0 +1,117 @@
+"""The paper's Figure 1 (computed quartic, sliced) and Figure 3 (estimated vs expected dimensions)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import sympy
+
+from .architecture import LightningAttention, SoftmaxAttention
+from .formulas import expected_dimension
+from .numeric.dimension import numeric_dimension
+
+
+def figure3(out_dir: str | Path = ".", samples: int = 250, seed: int = 0,
+            deltas: range = range(3, 11)) -> list[dict[str, Any]]:
+    """Softmax, l=2, t=3, a_i=2, d_i=delta: numeric rank (float64, N inputs) beside Eq. 16; writes figure3.png."""
+    rows = []
+    for delta in deltas:
+        arch = SoftmaxAttention((delta, delta, delta), (2, 2), 3)
+        res = numeric_dimension(arch, samples=samples, seed=seed, fiber=False)
+        rows.append({"delta": delta, "estimated": res.dimension, "expected": expected_dimension(arch).value,
+                     "gap": res.gap, "reliable": res.reliable, "seconds": round(res.seconds, 4)})
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return rows
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    ds = [r["delta"] for r in rows]
+    ax.plot(ds, [r["expected"] for r in rows], "-", color="tab:blue", label="expected (Eq. 16)")
+    ax.plot(ds, [r["estimated"] for r in rows], "o", color="tab:red", label=f"estimated (Jacobian rank, N={samples})")
+    ax.set_xlabel(r"$\delta$ (all widths)")
+    ax.set_ylabel("dimension")
+    ax.set_title("Softmax attention, l=2, t=3, a=2")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "figure3.png", dpi=120)
+    plt.close(fig)
+    return rows
+
+
+def quartic_d2() -> tuple[sympy.Expr, list[sympy.Symbol]]:
+    """The d=2, d'=1 closure computed as an elimination in sympy (Groebner basis), with its coordinates.
+
+    Coordinates (p0, p1, p2, r0, r1, r2): q1 = p0 y1^2 + p1 y1 y2 + p2 y2^2 = l1 m and
+    q2 = r0 y1^2 + r1 y1 y2 + r2 y2^2 = l2 m.
+    """
+    a11, a21, a12, a22, v1, v2 = sympy.symbols("a11 a21 a12 a22 v1 v2")
+    coords = sympy.symbols("p0 p1 p2 r0 r1 r2")
+    images = [a11 * v1, a11 * v2 + a21 * v1, a21 * v2, a12 * v1, a12 * v2 + a22 * v1, a22 * v2]
+    gb = sympy.groebner([c - f for c, f in zip(coords, images)], a11, a21, a12, a22, v1, v2, *coords, order="lex")
+    eqs = [g for g in gb.exprs if not (g.free_symbols & {a11, a21, a12, a22, v1, v2})]
+    return eqs[0], list(coords)
+
+
+def figure1(out: str | Path = "figure1.png", seed: int = 0, grid: int = 90) -> dict[str, Any]:
+    """The d=2, d'=1 neuromanifold cut by the affine slice q2 = y1^2 + z y1 y2 + y2^2 ... (see below).
+
+    Slice: q1 = x y1^2 + y y1 y2 + y2^2 (x, y free, last coefficient 1), q2 = y1^2 + z y1 y2 + c y2^2
+    with fixed c; the closure's quartic restricted to (x, y, z) is drawn as a surface.  Its singular
+    curve (q1, q2 proportional) is split into points in the real image (q1 has real roots) and points
+    only in the Zariski closure (q1 definite: complex-conjugate common roots).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    quartic, (p0, p1, p2, r0, r1, r2) = quartic_d2()
+    x, y, z = sympy.symbols("x y z")
+    c = sympy.Integer(1)
+    sliced = sympy.expand(quartic.subs({p0: x, p1: y, p2: 1, r0: 1, r1: z, r2: c}))
+    poly_z = sympy.Poly(sliced, z)
+    coeffs = [sympy.lambdify((x, y), co, "numpy") for co in poly_z.all_coeffs()]
+    xs = np.linspace(-2.5, 2.5, grid)
+    pts = []
+    for xv in xs:
+        for yv in xs:
+            cs = [complex(f(xv, yv)) if callable(f) else complex(f) for f in coeffs]
+            cs = [np.real(v) for v in cs]
+            if abs(cs[0]) < 1e-12:
+                continue
+            for root in np.roots(cs):
+                if abs(root.imag) < 1e-7 and abs(root.real) < 2.5:
+                    pts.append((xv, yv, root.real))
+    pts_arr = np.array(pts)
+    # singular curve: q1 proportional to q2 = (1, z, c): q1 = (x, y, 1) = lambda (1, z, c) => lambda = 1/c
+    zs = np.linspace(-2.5, 2.5, 400)
+    curve = np.stack([np.full_like(zs, 1 / float(c)), zs / float(c), zs], axis=1)
+    disc = curve[:, 1] ** 2 - 4 * curve[:, 0] * 1.0  # discriminant of q1 = x y1^2 + y y1 y2 + y2^2
+    inside = np.abs(curve[:, 1]) <= 2.5
+    fig = plt.figure(figsize=(6, 5))
+    ax = fig.add_subplot(projection="3d")
+    ax.scatter(pts_arr[:, 0], pts_arr[:, 1], pts_arr[:, 2], s=1, c=pts_arr[:, 2], cmap="viridis", alpha=0.35)
+    real = inside & (disc >= 0)
+    only_closure = inside & (disc < 0)
+    ax.plot(*curve[real].T, ".", color="gold", markersize=3, label="singular, in the real image")
+    ax.plot(*curve[only_closure].T, ".", color="black", markersize=2, label="singular, only in the Zariski closure")
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    ax.set_zlabel("z")
+    ax.set_title("d=2, d'=1 neuromanifold in a 3-dimensional slice")
+    ax.legend(loc="upper left", fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return {"out": str(out), "surface_points": int(len(pts_arr)), "quartic": str(quartic),
+            "slice": f"q1 = x y1^2 + y y1 y2 + y2^2, q2 = y1^2 + z y1 y2 + {c} y2^2",
+            "singular_points_real_image": int(real.sum()), "singular_points_closure_only": int(only_closure.sum()),
+            "summary": f"{len(pts_arr)} surface points; singular curve with {int(real.sum())} points in the real "
+                       f"image and {int(only_closure.sum())} only in the Zariski closure"}

@@ -1,0 +1,67 @@
+"""The command line, as a user runs it."""
+
+import json
+import subprocess
+import sys
+
+
+def run(*args, check=True):
+    out = subprocess.run([sys.executable, "-m", "m2bridge.cli", *args], capture_output=True, text=True, timeout=600)
+    if check:
+        assert out.returncode == 0, out.stderr
+    return out
+
+
+def test_implicit_json(m2, tmp_path):
+    script = tmp_path / "s.m2"
+    data = json.loads(run("implicit", "--dims", "2,1", "--ranks", "2", "--tokens", "2", "--json",
+                          "--m2-script", str(script)).stdout)
+    assert data["dimension"] == 5 and data["degree"] == 4 and data["ambient_dimension"] == 6
+    assert data["generator_degrees"] == [4] and script.read_text().startswith("needsPackage")
+
+
+def test_dim_json_keys():
+    data = json.loads(run("dim", "--dims", "3,3,3", "--ranks", "2,2", "--tokens", "2", "--method", "numeric",
+                          "--json").stdout)
+    for key in ("dimension", "method", "parameters", "seed", "seconds", "certificate", "formula", "formula_applies"):
+        assert key in data
+    assert data["dimension"] == data["formula"]
+
+
+def test_formula_method_computes_nothing():
+    data = json.loads(run("dim", "--dims", "2,1", "--ranks", "1", "--tokens", "2", "--method", "formula",
+                          "--json").stdout)
+    assert data["dimension"] is None and data["formula"] == 1 * (2 * 2 - 1) + 2 * 1 - 1  # Cor. 3.3 by hand
+
+
+def test_bad_input_is_a_clear_error():
+    out = run("dim", "--dims", "2,1", "--ranks", "1,1", "--tokens", "2", check=False)
+    assert out.returncode == 2 and "one rank per layer" in out.stderr
+    out = run("implicit", "--dims", "3,2", "--ranks", "3", "--tokens", "2", check=False)
+    assert out.returncode == 2 and "numeric" in out.stderr
+
+
+def test_compare_grid_and_cache(tmp_path):
+    args = ("compare", "--dims", "2,2,2", "--ranks", "1:2,1:2", "--tokens", "2", "--json", "--cache-dir", str(tmp_path))
+    rows = json.loads(run(*args).stdout)
+    assert len(rows) == 4 and all("numeric" in r and "formula" in r for r in rows)
+    assert len(list(tmp_path.glob("*.json"))) == 4
+    assert json.loads(run(*args).stdout) == rows
+
+
+def test_figure3_agrees(tmp_path):
+    rows = json.loads(run("figure3", "--out", str(tmp_path), "--json").stdout)
+    assert [r["delta"] for r in rows] == list(range(3, 11))
+    assert all(r["estimated"] == r["expected"] for r in rows)
+    assert (tmp_path / "figure3.png").stat().st_size > 1000
+
+
+def test_paper_report(m2, tmp_path):
+    run("paper", "--out", str(tmp_path))
+    text = (tmp_path / "report.md").read_text()
+    assert "Theorem 3.4" in text and (tmp_path / "report.html").is_file() and (tmp_path / "figure1.png").is_file()
+
+
+def test_doctor(m2):
+    out = run("doctor")
+    assert "AttentionGeometry" in out.stdout

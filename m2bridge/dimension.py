@@ -15,9 +15,9 @@ EXACT_DIM_MAX_WEIGHTS = 12
 
 
 def _exact_weights(arch: AttentionNetwork) -> int:
-    d, e = arch.dims[0], arch.dims[1]
-    a = arch.effective_ranks[0]
-    return (d * d if a >= d else a * (2 * d - a)) + d * e
+    from .exact.compute import exact_size
+
+    return exact_size(arch)[1]
 
 
 def exact_available(arch: AttentionNetwork) -> bool:
@@ -36,10 +36,10 @@ def exact_available(arch: AttentionNetwork) -> bool:
 
 
 def _exact(arch: AttentionNetwork, timeout: float | None, force: bool) -> dict[str, Any]:
-    from .exact.compute import exact_dimension
+    from .exact.compute import check_feasible, exact_dimension
 
     if arch.softmax:
-        raise ProblemTooLarge("softmax attention has no exact path (not polynomial): use --method numeric")
+        check_feasible(arch)
     if not force and (arch.layers > 1 or _exact_weights(arch) > EXACT_DIM_MAX_WEIGHTS):
         raise ProblemTooLarge(f"the exact dimension of {arch.label()} is beyond the exact path: "
                               "use --method numeric, or --force with a --timeout")

@@ -58,6 +58,28 @@ def parametrization(arch: AttentionNetwork) -> Parametrization:
     return _param_cache[arch]
 
 
+def exact_size(arch: AttentionNetwork) -> tuple[int, int]:
+    """(reduced coordinates, weights) of a one-layer exact problem, before building it.
+
+    Weights: d^2 + d d' in the attention-matrix form (a >= d), a(2d - a) + d d' in the
+    gauge-fixed query/key form; coordinates: an upper bound on the span (MATH.md section 3).
+    """
+    d, e = arch.dims[0], arch.dims[1]
+    a = arch.effective_ranks[0]
+    coords = d * e * d * (d + 1) // 2 if arch.tokens >= 2 else d * e * (d + 1) * (d + 2) // 6
+    weights = (d * d if a >= d else a * (2 * d - a)) + d * e
+    return coords, weights
+
+
+def _check_minors(what: str, arch: AttentionNetwork, rows: int, cols: int, size: int, force: bool) -> None:
+    """Refuse a minors computation with more than MAX_MINORS size x size minors of a rows x cols matrix."""
+    minors = math.comb(rows, size) * math.comb(cols, size)
+    if minors > MAX_MINORS and not force:
+        raise ProblemTooLarge(
+            f"{what} of {arch.label()} needs the {size}x{size} minors of a {rows}x{cols} Jacobian "
+            f"({minors} minors, limit {MAX_MINORS}): pass --force / force=True with a --timeout to try anyway")
+
+
 def check_feasible(arch: AttentionNetwork, what: str = "implicitization", force: bool = False) -> None:
     """Refuse problems beyond the exact path, naming the numeric alternative."""
     if arch.softmax:
@@ -70,10 +92,7 @@ def check_feasible(arch: AttentionNetwork, what: str = "implicitization", force:
     if arch.layers > 1:
         raise ProblemTooLarge(f"{what} of deep networks ({arch.layers} layers) is beyond the exact path "
                               f"(the parametrization alone has degree {3 ** arch.layers} in the inputs): {alt}")
-    d, e = arch.dims
-    a = arch.effective_ranks[0]
-    coords = d * e * d * (d + 1) // 2 if arch.tokens >= 2 else d * e * (d + 1) * (d + 2) // 6
-    weights = (d * d if a >= d else a * (2 * d - a)) + d * e
+    coords, weights = exact_size(arch)
     if coords > MAX_COORDINATES or weights > MAX_WEIGHTS:
         raise ProblemTooLarge(
             f"{what} for {arch.label()} is too large for the exact path: about {coords} reduced coordinates "
@@ -169,12 +188,7 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
     param = parametrization(arch)
     implicit = implicitize(arch, m2, field, timeout, force)
     codim = param.ambient_dimension - implicit.dimension
-    minors = math.comb(len(implicit.generators), codim) * math.comb(param.ambient_dimension, codim)
-    if minors > MAX_MINORS and not force:
-        raise ProblemTooLarge(
-            f"the singular locus of {arch.label()} needs the {codim}x{codim} minors of a "
-            f"{len(implicit.generators)}x{param.ambient_dimension} Jacobian ({minors} minors, limit {MAX_MINORS}): "
-            "pass --force / force=True with a --timeout to try anyway")
+    _check_minors("the singular locus", arch, len(implicit.generators), param.ambient_dimension, codim, force)
     body = "I = implicitEquations F;\nsing = singularComponents I;\n"
     value, prov = _run(m2, param, field, body, "apply(sing, componentInfo)", timeout)
     return ComponentsResult("singular locus", arch, "reduced coordinates y", _components(value), prov)
@@ -186,12 +200,7 @@ def critical_points(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: 
     check_feasible(arch, "the critical points", force)
     param = parametrization(arch)
     rank, _ = exact_dimension(arch, m2, field, timeout, force)
-    minors = math.comb(len(param.weights), rank) * math.comb(param.ambient_dimension, rank)
-    if minors > MAX_MINORS and not force:
-        raise ProblemTooLarge(
-            f"the critical points of {arch.label()} need the {rank}x{rank} minors of a "
-            f"{len(param.weights)}x{param.ambient_dimension} Jacobian ({minors} minors, limit {MAX_MINORS}): "
-            "pass --force / force=True with a --timeout to try anyway")
+    _check_minors("the critical points", arch, len(param.weights), param.ambient_dimension, rank, force)
     body = f"crit = criticalComponents(F, GenericRank => {rank});\n"
     value, prov = _run(m2, param, field, body, "apply(crit, componentInfo)", timeout)
     return ComponentsResult("critical points", arch, "weights", _components(value), prov,

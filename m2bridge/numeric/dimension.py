@@ -117,9 +117,9 @@ def numeric_dimension(arch: AttentionNetwork, method: str = "auto", samples: int
     if method == "modp" and arch.softmax:
         raise ArchitectureError("softmax attention is not polynomial, so there is no exact rank modulo p: "
                                 "use method='float'")
+    if samples is not None and samples < 1:
+        raise ValueError(f"samples must be a positive number of inputs, got {samples}")
     n = samples if samples is not None else default_samples(arch)
-    if n < 1:
-        raise ValueError("samples must be positive")
     t0 = time.perf_counter()
     p = prime if method == "modp" else None
     result = NumericDimension(arch, 0, method, arch.parameters, n, seed, 0.0, formula=expected_dimension(arch))

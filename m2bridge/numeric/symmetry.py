@@ -25,6 +25,17 @@ def _layer_slices(arch: AttentionNetwork) -> list[tuple[slice, slice, slice]]:
     return out
 
 
+def _units(n: int, dtype: type) -> list[np.ndarray]:
+    """The n^2 unit matrices E_ij: a basis of gl(n), the tangent space of GL(n) at the identity."""
+    out = []
+    for i in range(n):
+        for j in range(n):
+            e = np.zeros((n, n), dtype=dtype)
+            e[i, j] = 1
+            out.append(e)
+    return out
+
+
 def symmetry_tangents(arch: AttentionNetwork, weights: Weights, prime: int | None = None) -> dict[str, np.ndarray]:
     """Columns spanning each symmetry's tangent directions at ``weights``.
 
@@ -46,30 +57,22 @@ def symmetry_tangents(arch: AttentionNetwork, weights: Weights, prime: int | Non
         w[q] = qm.ravel()
         w[v] = -vm.ravel()
         groups["scaling"].append(w)
-        a = qm.shape[0]
-        for i in range(a):
-            for j in range(a):
-                e = np.zeros((a, a), dtype=dtype)
-                e[i, j] = 1
-                w = vec()
-                w[q] = (e @ qm).ravel()
-                w[k] = -(e.T @ km).ravel()
-                groups["qk_gauge"].append(w)
+        for e in _units(qm.shape[0], dtype):  # Q -> GQ, K -> G^{-T}K
+            w = vec()
+            w[q] = (e @ qm).ravel()
+            w[k] = -(e.T @ km).ravel()
+            groups["qk_gauge"].append(w)
     for layer in range(arch.layers - 1):
         (_, _, v), (q2, k2, v2) = slices[layer], slices[layer + 1]
         vm = weights[layer][2]
         qn, kn, vn = weights[layer + 1]
-        d = vm.shape[0]
-        for i in range(d):
-            for j in range(d):
-                e = np.zeros((d, d), dtype=dtype)
-                e[i, j] = 1
-                w = vec()
-                w[v] = (e @ vm).ravel()
-                w[v2] = -(vn @ e).ravel()
-                w[q2] = -(qn @ e).ravel()
-                w[k2] = -(kn @ e).ravel()
-                groups["between_layers"].append(w)
+        for e in _units(vm.shape[0], dtype):  # V_i -> C V_i; V, Q, K of layer i+1 -> (.) C^{-1}
+            w = vec()
+            w[v] = (e @ vm).ravel()
+            w[v2] = -(vn @ e).ravel()
+            w[q2] = -(qn @ e).ravel()
+            w[k2] = -(kn @ e).ravel()
+            groups["between_layers"].append(w)
     out = {}
     for name, cols in groups.items():
         mat = np.array(cols, dtype=dtype).T if cols else np.zeros((total, 0), dtype=dtype)

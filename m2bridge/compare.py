@@ -7,6 +7,7 @@ import hashlib
 import itertools
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -78,10 +79,14 @@ def compute_row(arch: AttentionNetwork, methods: tuple[str, ...], seed: int = 0,
 
 
 def run_grid(archs: list[AttentionNetwork], methods: tuple[str, ...], seed: int = 0, samples: int | None = None,
-             use_cache: bool = True, cache: str | None = None, scheduler: str | None = None,
+             use_cache: bool = True, cache: str | None = None, scheduler: Any = None,
              workers: int | None = None, progress: bool = True) -> list[dict[str, Any]]:
     """Rows for every architecture; cached on disk; in a process pool or on a Dask cluster.
-    Ctrl-C returns the rows finished so far."""
+
+    ``scheduler``: a Dask scheduler address (``tcp://host:8786``) or a ``dask.distributed.Client``;
+    each Dask worker (or pool process) keeps its own Macaulay2 session for exact rows.
+    Ctrl-C returns the rows finished so far.
+    """
     folder = cache_dir(cache)
     rows: dict[int, dict[str, Any]] = {}
     todo = []
@@ -101,11 +106,13 @@ def run_grid(archs: list[AttentionNetwork], methods: tuple[str, ...], seed: int 
     from tqdm import tqdm
 
     bar = tqdm(total=len(todo), disable=not progress or not todo, desc="architectures")
+    client = pool = None
     try:
-        if scheduler:
+        if scheduler and todo:
             from dask.distributed import Client, as_completed
 
-            client = Client(scheduler)
+            # a Client object is used as is; an address connects to that running scheduler
+            client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
             futures = {client.submit(compute_row, archs[i], methods, seed, samples, pure=False): i for i in todo}
             for fut in as_completed(futures):
                 store(futures[fut], fut.result())
@@ -113,15 +120,19 @@ def run_grid(archs: list[AttentionNetwork], methods: tuple[str, ...], seed: int 
         elif todo:
             from concurrent.futures import ProcessPoolExecutor, as_completed as done
 
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                futs = {pool.submit(compute_row, archs[i], methods, seed, samples): i for i in todo}
-                for fut in done(futs):
-                    store(futs[fut], fut.result())
-                    bar.update()
+            pool = ProcessPoolExecutor(max_workers=workers)
+            futs = {pool.submit(compute_row, archs[i], methods, seed, samples): i for i in todo}
+            for fut in done(futs):
+                store(futs[fut], fut.result())
+                bar.update()
     except KeyboardInterrupt:
-        print("interrupted: returning the finished rows")
+        print(f"interrupted: returning the {len(rows)} finished rows of {len(archs)}", file=sys.stderr)
     finally:
         bar.close()
+        if pool is not None:  # do not wait for queued architectures after Ctrl-C
+            pool.shutdown(wait=False, cancel_futures=True)
+        if client is not None and client is not scheduler:
+            client.close()
     return [rows[i] for i in sorted(rows)]
 
 

@@ -118,13 +118,18 @@ def cmd_figure1(args: argparse.Namespace) -> int:
 def cmd_figure3(args: argparse.Namespace) -> int:
     from .figures import figure3
 
-    rows = figure3(args.out, samples=args.samples, seed=args.seed)
+    rows = figure3(args.out, samples=args.samples, seed=args.seed, lightning=args.lightning)
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
         for r in rows:
-            print(f"delta={r['delta']:2d}  estimated={r['estimated']:4d}  expected={r['expected']:4d}  "
-                  f"{'agree' if r['estimated'] == r['expected'] else 'DISAGREE'}")
+            line = (f"delta={r['delta']:2d}  softmax: estimated={r['estimated']:4d}  Eq.16={r['expected']:4d}  "
+                    f"{'agree' if r['estimated'] == r['expected'] else 'DISAGREE'}")
+            if args.lightning:
+                ok = r["lightning_estimated"] == r["lightning_expected"]
+                line += (f"   lightning: mod p={r['lightning_estimated']:4d}  Eq.14={r['lightning_expected']:4d}  "
+                         f"{'agree' if ok else 'DISAGREE'}")
+            print(line)
         print(f"plot: {Path(args.out) / 'figure3.png'}")
     return 0
 
@@ -189,6 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=".")
     p.add_argument("--samples", type=int, default=250)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--lightning", action="store_true", help="also the lightning series (rank mod p, Eq. 14)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_figure3)
 

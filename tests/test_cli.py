@@ -50,16 +50,21 @@ def test_compare_grid_and_cache(tmp_path):
 
 
 def test_figure3_agrees(tmp_path):
-    rows = json.loads(run("figure3", "--out", str(tmp_path), "--json").stdout)
+    rows = json.loads(run("figure3", "--out", str(tmp_path), "--json", "--lightning").stdout)
     assert [r["delta"] for r in rows] == list(range(3, 11))
     assert all(r["estimated"] == r["expected"] for r in rows)
+    assert all(r["lightning_estimated"] == r["lightning_expected"] for r in rows)
     assert (tmp_path / "figure3.png").stat().st_size > 1000
 
 
 def test_paper_report(m2, tmp_path):
     run("paper", "--out", str(tmp_path))
     text = (tmp_path / "report.md").read_text()
-    assert "Theorem 3.4" in text and (tmp_path / "report.html").is_file() and (tmp_path / "figure1.png").is_file()
+    for claim in ("Corollary 3.3", "Theorem 3.2", "Theorem 3.4", "Eq. 14", "Theorem 3.9", "Eq. 16", "Figure 1"):
+        assert claim in text
+    assert "**Findings**" in text and "dims [2, 2, 2] ranks [1, 2]: computed 8, Eq. 14 gives 9" in text
+    assert (tmp_path / "report.html").read_text().count("<table>") == 4
+    assert (tmp_path / "figure1.png").is_file() and (tmp_path / "figure3.png").is_file()
 
 
 def test_doctor(m2):

@@ -14,12 +14,31 @@ from .errors import (
     M2Timeout,
     ProblemTooLarge,
 )
+from .architecture import LightningAttention, SoftmaxAttention
 from .serialize import M2Value
 from .session import Macaulay2
 
 __version__ = "0.1.0"
 
+# heavier entry points (sympy, NumPy paths) load on first use
+_LAZY = {
+    "implicitize": "exact.compute", "singular_locus": "exact.compute", "critical_points": "exact.compute",
+    "fiber": "exact.compute", "exact_dimension": "exact.compute",
+    "numeric_dimension": "numeric.dimension", "dimension_report": "dimension", "expected_dimension": "formulas",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module 'm2bridge' has no attribute {name!r}")
+
 __all__ = [
+    *_LAZY,
+    "LightningAttention",
+    "SoftmaxAttention",
     "ArchitectureError",
     "M2BridgeError",
     "M2Error",

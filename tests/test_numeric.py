@@ -10,8 +10,8 @@ from m2bridge.architecture import LightningAttention, SoftmaxAttention, make_arc
 from m2bridge.errors import ArchitectureError
 from m2bridge.formulas import expected_dimension
 from m2bridge.numeric.dimension import numeric_dimension
-from m2bridge.numeric.jacobian import (Arithmetic, flatten_weights, forward, jacobian, random_inputs,
-                                       random_weights, unflatten_weights)
+from m2bridge.numeric.jacobian import (Arithmetic, flatten_weights, forward, jacobian, output_projection,
+                                       projected_jacobian, random_inputs, random_weights, unflatten_weights)
 from m2bridge.numeric.modular import DEFAULT_PRIME, matmul_mod, rank_mod
 
 
@@ -160,3 +160,34 @@ def test_finding_three_layers_width_two_below_eq14():
     flt = numeric_dimension(arch, "float", samples=200)
     assert flt.reliable and modp.dimension == flt.dimension
     assert modp.dimension < expected_dimension(arch).value
+
+
+@pytest.mark.parametrize("arch, prime", [
+    (LightningAttention((3, 2, 4), (2, 1), 3), None), (LightningAttention((3, 2, 4), (2, 1), 3), DEFAULT_PRIME),
+    (SoftmaxAttention((3, 4, 2), (2, 3), 2), None), (LightningAttention((2, 3), 1, 1), DEFAULT_PRIME)])
+def test_reverse_mode_equals_projected_forward_mode(arch, prime):
+    """The reverse-mode projected Jacobian is R_n times the forward-mode Jacobian, row block by row block."""
+    rng = np.random.default_rng(1)
+    n = 4
+    w, x = random_weights(arch, rng, prime), random_inputs(arch, n, rng, prime)
+    proj = output_projection(arch, n, rng, prime)
+    full = jacobian(arch, w, x, Arithmetic(prime)).reshape(n, arch.dims[-1], arch.tokens, -1)
+    if prime:
+        want = np.einsum("nme,nejp->nmjp", proj.astype(object), full.astype(object)) % prime
+    else:
+        want = np.einsum("nme,nejp->nmjp", proj, full)
+    got = projected_jacobian(arch, w, x, proj, Arithmetic(prime))
+    assert got.shape == (n * proj.shape[1] * arch.tokens, arch.parameters)
+    assert np.allclose(got.astype(float), want.reshape(got.shape).astype(float), atol=1e-9)
+    if prime:
+        assert (got == want.reshape(got.shape)).all()
+
+
+@pytest.mark.parametrize("inner", [1, 7, 256, 300])
+def test_matmul_mod_exact_at_extremes(inner):
+    rng = np.random.default_rng(inner)
+    p = DEFAULT_PRIME
+    a, b = rng.integers(0, p, (9, inner)), rng.integers(0, p, (inner, 5))
+    a[0], b[:, 0], a[1], b[:, 1] = p - 1, p - 1, p // 2, p // 2 + 1  # largest balanced magnitudes
+    want = (a.astype(object) @ b.astype(object)) % p
+    assert (matmul_mod(a, b, p) == want).all()

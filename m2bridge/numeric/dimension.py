@@ -12,7 +12,7 @@ import numpy as np
 from ..architecture import AttentionNetwork
 from ..errors import ArchitectureError
 from ..formulas import FormulaValue, expected_dimension
-from .jacobian import FLOAT, Arithmetic, jacobian, random_inputs, random_weights
+from .jacobian import FLOAT, Arithmetic, output_projection, projected_jacobian, random_inputs, random_weights
 from .modular import DEFAULT_PRIME, matmul_mod, rank_mod
 from .rank import float_rank
 from .symmetry import symmetry_tangents
@@ -88,8 +88,11 @@ class NumericDimension:
 
 
 def default_samples(arch: AttentionNetwork) -> int:
-    """Enough inputs that the Jacobian has 20% more rows than there are parameters (and 8 more)."""
-    rows_per_input = arch.dims[-1] * arch.tokens
+    """Enough inputs that the Jacobian has 20% more rows than there are parameters (and 8 more).
+
+    Each input gives c * t rows, c = min(d_l, t) (see :func:`output_projection`).
+    """
+    rows_per_input = min(arch.dims[-1], arch.tokens) * arch.tokens
     return max(2, math.ceil((1.2 * arch.parameters + 8) / rows_per_input))
 
 
@@ -171,7 +174,7 @@ def _rank_at(arch: AttentionNetwork, n: int, seed: int, p: int | None, rtol: flo
     ar = Arithmetic(p) if p else FLOAT
     weights = random_weights(arch, rng, p)
     x = random_inputs(arch, n, rng, p)
-    jac = jacobian(arch, weights, x, ar)
+    jac = projected_jacobian(arch, weights, x, output_projection(arch, n, rng, p), ar)
     if p:
         return rank_mod(jac, p), weights, jac, None
     fr = float_rank(jac, rtol)
@@ -189,8 +192,9 @@ def _fiber_tangent(arch: AttentionNetwork, weights, jac: np.ndarray, rank: int, 
     for name, cols in groups.items():
         if cols.shape[1] == 0:
             continue
-        if p:
-            in_kernel = not matmul_mod(jac, cols, p).any()
+        if p:  # Freivalds: J T r = 0 for random r, wrong with probability <= 1/p
+            r = np.random.default_rng(len(cols)).integers(0, p, size=(cols.shape[1], 1), dtype=np.int64)
+            in_kernel = not matmul_mod(jac, matmul_mod(cols, r, p), p).any()
         else:
             img = jac @ cols
             in_kernel = np.abs(img).max() <= 1e-8 * scale * max(1.0, np.abs(cols).max())

@@ -117,6 +117,62 @@ def jacobian(arch: AttentionNetwork, weights: Weights, x: np.ndarray, ar: Arithm
     return tangent.reshape(p_count, -1).T
 
 
+def output_projection(arch: AttentionNetwork, samples: int, rng: np.random.Generator,
+                      prime: int | None = None) -> np.ndarray:
+    """Random ``(N, c, d_l)`` matrices R_n, c = min(d_l, t), that :func:`projected_jacobian` applies to outputs.
+
+    Every layer maps Z to Z M with M a t x t matrix, so one input's output is V' X M(X, W): beyond the
+    d_l x d_0 directions of V', it carries at most t^2 new directions, which c = t rows of R_n X-outputs
+    keep.  Any projection gives a lower bound on the rank; the sample count makes up the rest.
+    """
+    c = min(arch.dims[-1], arch.tokens)
+    shape = (samples, c, arch.dims[-1])
+    return rng.standard_normal(shape) if prime is None else rng.integers(0, prime, size=shape, dtype=np.int64)
+
+
+def projected_jacobian(arch: AttentionNetwork, weights: Weights, x: np.ndarray, proj: np.ndarray,
+                       ar: Arithmetic = FLOAT) -> np.ndarray:
+    """Jacobian of ``weights -> (R_n forward(weights, x_n))_n``, shape ``(N * c * t, P)``, in reverse mode.
+
+    All ``c * t`` output directions of all N inputs travel back through the network at once as a
+    cotangent array ``(N, c*t, d, t)``: the cost is about one pass per layer plus writing the matrix,
+    where forward mode carries ``P`` tangents.  Columns follow :func:`flatten_weights` order.
+    """
+    if arch.softmax and ar.prime is not None:
+        raise ValueError("softmax networks are not polynomial: use float arithmetic")
+    n, _, t = x.shape
+    c = proj.shape[1]
+    saved = []
+    z = x
+    for q, k, v in weights:
+        qz = ar.einsum("ad,ndt->nat", q, z)
+        kz = ar.einsum("ad,ndt->nat", k, z)
+        vz = ar.einsum("ed,ndt->net", v, z)
+        s = ar.einsum("nai,naj->nij", qz, kz)
+        if arch.softmax:
+            s = _softmax_cols(s, arch.temperature)
+        saved.append((z, qz, kz, vz, s))
+        z = ar.einsum("nei,nij->nej", vz, s)
+    # cotangent of output row (m, j) of input n: R_n[m] at token j
+    eye = np.eye(t, dtype=proj.dtype)
+    g = np.einsum("nme,jk->nmjek", proj, eye).reshape(n, c * t, proj.shape[2], t)
+    blocks: list[np.ndarray] = []
+    for (q, k, v), (z, qz, kz, vz, s) in zip(reversed(weights), reversed(saved)):
+        dvz = ar.einsum("nrej,nij->nrei", g, s)
+        ds = ar.einsum("nei,nrej->nrij", vz, g)
+        if arch.softmax:
+            ds = s[:, None] * (ds - (s[:, None] * ds).sum(axis=-2, keepdims=True)) / arch.temperature
+        dqz = ar.einsum("naj,nrij->nrai", kz, ds)
+        dkz = ar.einsum("nai,nrij->nraj", qz, ds)
+        rows = n * c * t
+        blocks += [ar.einsum("nrei,ndi->nred", dvz, z).reshape(rows, -1),
+                   ar.einsum("nrai,ndi->nrad", dkz, z).reshape(rows, -1),
+                   ar.einsum("nrai,ndi->nrad", dqz, z).reshape(rows, -1)]
+        g = ar.add(ar.add(ar.einsum("ad,nrai->nrdi", q, dqz), ar.einsum("ad,nrai->nrdi", k, dkz)),
+                   ar.einsum("ed,nrei->nrdi", v, dvz))
+    return np.concatenate(blocks[::-1], axis=1)
+
+
 def flatten_weights(weights: Weights) -> np.ndarray:
     """All weights as one vector, in Jacobian column order."""
     return np.concatenate([m.ravel() for layer in weights for m in layer])

@@ -13,6 +13,7 @@ import numpy as np
 DEFAULT_PRIME = 2_147_483_629  # largest prime below 2^31
 _HALF = 1 << 16
 _MAX_TERMS = 1 << 21
+_SHORT = 256  # inner dimensions handled by the two-product balanced split
 
 
 def _halves(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -34,9 +35,31 @@ def einsum_mod(subscripts: str, a: np.ndarray, b: np.ndarray, p: int) -> np.ndar
     return out % p
 
 
+def _balanced(a: np.ndarray, p: int) -> np.ndarray:
+    """Residues moved to (-p/2, p/2]."""
+    return np.where(a > p // 2, a - p, a)
+
+
+def _matmul_short(a: np.ndarray, b: np.ndarray, p: int) -> np.ndarray:
+    """``a @ b mod p`` for an inner dimension of at most 256, with two float64 products.
+
+    In balanced form |b| < 2^30 and a = hi * 2^16 + lo with |lo| <= 2^15, |hi| <= 2^14, so each
+    product is below 2^45 and a sum of 256 of them below 2^53: exact in float64.
+    """
+    ab = _balanced(a, p)
+    lo = (ab + (1 << 15)) % _HALF - (1 << 15)
+    hi = (ab - lo) >> 16
+    bf = _balanced(b, p).astype(np.float64)
+    high = (hi.astype(np.float64) @ bf).astype(np.int64) % p
+    low = (lo.astype(np.float64) @ bf).astype(np.int64)
+    return (high * _HALF + low) % p
+
+
 def matmul_mod(a: np.ndarray, b: np.ndarray, p: int) -> np.ndarray:
     """``a @ b mod p`` exactly (2-d residues in [0, p)), chunked so every float sum stays exact."""
     k = a.shape[1]
+    if k <= _SHORT:
+        return _matmul_short(a, b, p)
     if k <= _MAX_TERMS:
         return einsum_mod("ik,kj->ij", a, b, p)
     out = np.zeros((a.shape[0], b.shape[1]), dtype=np.int64)
@@ -63,47 +86,60 @@ def inverse_mod(m: np.ndarray, p: int) -> np.ndarray:
     return aug[:, n:]
 
 
-def rank_mod(matrix: np.ndarray, p: int, block: int = 96) -> int:
+def _pivots(work: np.ndarray, p: int) -> tuple[list[int], list[int]]:
+    """Pivot (rows, columns) of a small block by Gaussian elimination mod p (``work`` is modified)."""
+    free = np.ones(work.shape[0], dtype=bool)
+    rows: list[int] = []
+    cols: list[int] = []
+    for c in range(work.shape[1]):
+        mask = free & (work[:, c] != 0)
+        if not mask.any():
+            continue
+        r = int(np.argmax(mask))
+        free[r] = False
+        rows.append(r)
+        cols.append(c)
+        f = work[:, c] * pow(int(work[r, c]), p - 2, p) % p
+        f[~free] = 0
+        work[:, c + 1:] = (work[:, c + 1:] - (f[:, None] * work[r, c + 1:]) % p) % p
+    return rows, cols
+
+
+def rank_mod(matrix: np.ndarray, p: int, block: int = 192) -> int:
     """Rank of an integer matrix over GF(p), by blocked elimination.
 
-    Columns are taken ``block`` at a time: a small elimination finds the
-    pivot rows of the block, the other rows are reduced against them with one
-    exact BLAS product (see module doc), and the pivot rows are set aside.
+    Each round takes the next ``block`` columns, finds pivots among the first
+    ``2 * block`` rows with a small elimination (a generic matrix has them
+    there), and reduces all other rows against the pivot rows with one exact
+    BLAS product (see module doc).  Block columns that are not yet zero stay
+    for the next round, so the result is exact whatever the row order.
     """
     rest = np.asarray(matrix, dtype=np.int64) % p
     if rest.shape[0] < rest.shape[1]:
-        rest = np.ascontiguousarray(rest.T)
+        rest = rest.T
+    rest = np.ascontiguousarray(rest)
     rank = 0
     while rest.shape[0] and rest.shape[1]:
         width = min(block, rest.shape[1])
-        work = rest[:, :width].copy()
-        free = np.ones(work.shape[0], dtype=bool)
-        piv_rows: list[int] = []
-        piv_cols: list[int] = []
-        for c in range(width):
-            candidates = np.flatnonzero(free & (work[:, c] != 0))
-            if candidates.size == 0:
-                continue
-            r = int(candidates[0])
-            free[r] = False
-            piv_rows.append(r)
-            piv_cols.append(c)
-            others = np.flatnonzero(free)
-            if others.size and c + 1 < width:
-                f = work[others, c] * pow(int(work[r, c]), p - 2, p) % p
-                work[np.ix_(others, range(c, width))] = (
-                    work[np.ix_(others, range(c, width))] - (f[:, None] * work[r, c:][None, :]) % p) % p
-        k = len(piv_rows)
-        rank += k
-        if k == 0:
-            rest = rest[:, width:]
+        head = min(rest.shape[0], 2 * block)
+        piv_rows, piv_cols = _pivots(rest[:head, :width].copy(), p)
+        if not piv_rows:
+            nonzero = np.flatnonzero(rest[:, :width].any(axis=1))
+            if nonzero.size == 0:  # the block's columns are zero
+                rest = rest[:, width:]
+            else:  # the head rows vanish on the block: bring rows that do not to the front
+                order = np.concatenate([nonzero, np.flatnonzero(~rest[:, :width].any(axis=1))])
+                rest = rest[order]
             continue
-        block_all = rest[:, :width]
-        inv = inverse_mod(block_all[np.ix_(piv_rows, piv_cols)], p)
-        keep = np.flatnonzero(free)
-        coeff = matmul_mod(block_all[np.ix_(keep, piv_cols)], inv, p)
-        trailing = rest[:, width:]
-        rest = (trailing[keep] - matmul_mod(coeff, trailing[piv_rows], p)) % p
+        rank += len(piv_rows)
+        keep = np.setdiff1d(np.arange(rest.shape[0]), piv_rows)
+        inv = inverse_mod(rest[np.ix_(piv_rows, piv_cols)], p)
+        coeff = matmul_mod(rest[np.ix_(keep, piv_cols)], inv, p)
+        other = np.setdiff1d(np.arange(rest.shape[1]), piv_cols)  # the pivot columns become zero
+        reduced = (rest[np.ix_(keep, other)] - matmul_mod(coeff, rest[np.ix_(piv_rows, other)], p)) % p
+        left = width - len(piv_cols)  # block columns without a pivot: drop those that are now zero
+        alive = np.concatenate([reduced[:, :left].any(axis=0), np.ones(reduced.shape[1] - left, dtype=bool)])
+        rest = np.ascontiguousarray(reduced[:, alive])
     return rank
 
 

@@ -191,3 +191,16 @@ def test_matmul_mod_exact_at_extremes(inner):
     a[0], b[:, 0], a[1], b[:, 1] = p - 1, p - 1, p // 2, p // 2 + 1  # largest balanced magnitudes
     want = (a.astype(object) @ b.astype(object)) % p
     assert (matmul_mod(a, b, p) == want).all()
+
+
+def test_rank_one_layer_caps_later_layers():
+    """The report's finding: after a rank-1 layer, a later layer's rank adds nothing beyond rank 2,
+    so Eq. 14 (which grows with it) fails inside its stated conditions; without a rank-1 layer it holds."""
+    dims = (4, 4, 4)
+    after_rank_one = [numeric_dimension(LightningAttention(dims, (1, a), 2), fiber=False).dimension
+                      for a in (2, 3, 4)]
+    formulas = [expected_dimension(LightningAttention(dims, (1, a), 2)) for a in (2, 3, 4)]
+    assert all(f.applies for f in formulas)
+    assert len(set(after_rank_one)) == 1 and all(d < f.value for d, f in zip(after_rank_one, formulas))
+    wider = LightningAttention(dims, (2, 3), 2)
+    assert numeric_dimension(wider, fiber=False).dimension == expected_dimension(wider).value

@@ -57,17 +57,23 @@ def _softmax_cols(s: np.ndarray, temperature: float) -> np.ndarray:
     return e / e.sum(axis=-2, keepdims=True)
 
 
+def _layer(arch: AttentionNetwork, q: np.ndarray, k: np.ndarray, v: np.ndarray, z: np.ndarray,
+           ar: Arithmetic) -> tuple[np.ndarray, ...]:
+    """One layer on inputs ``z``: ``(QZ, KZ, VZ, S, VZ S)`` with S the (normalized) attention."""
+    qz = ar.einsum("ad,ndt->nat", q, z)
+    kz = ar.einsum("ad,ndt->nat", k, z)
+    vz = ar.einsum("ed,ndt->net", v, z)
+    s = ar.einsum("nai,naj->nij", qz, kz)
+    if arch.softmax:
+        s = _softmax_cols(s, arch.temperature)
+    return qz, kz, vz, s, ar.einsum("nei,nij->nej", vz, s)
+
+
 def forward(arch: AttentionNetwork, weights: Weights, x: np.ndarray, ar: Arithmetic = FLOAT) -> np.ndarray:
     """Network outputs, shape ``(N, d_l, t)``."""
     z = x
     for q, k, v in weights:
-        qz = ar.einsum("ad,ndt->nat", q, z)
-        kz = ar.einsum("ad,ndt->nat", k, z)
-        vz = ar.einsum("ed,ndt->net", v, z)
-        s = ar.einsum("nai,naj->nij", qz, kz)
-        if arch.softmax:
-            s = _softmax_cols(s, arch.temperature)
-        z = ar.einsum("nei,nij->nej", vz, s)
+        z = _layer(arch, q, k, v, z, ar)[-1]
     return z
 
 
@@ -145,14 +151,9 @@ def projected_jacobian(arch: AttentionNetwork, weights: Weights, x: np.ndarray, 
     saved = []
     z = x
     for q, k, v in weights:
-        qz = ar.einsum("ad,ndt->nat", q, z)
-        kz = ar.einsum("ad,ndt->nat", k, z)
-        vz = ar.einsum("ed,ndt->net", v, z)
-        s = ar.einsum("nai,naj->nij", qz, kz)
-        if arch.softmax:
-            s = _softmax_cols(s, arch.temperature)
+        qz, kz, vz, s, out = _layer(arch, q, k, v, z, ar)
         saved.append((z, qz, kz, vz, s))
-        z = ar.einsum("nei,nij->nej", vz, s)
+        z = out
     # cotangent of output row (m, j) of input n: R_n[m] at token j
     eye = np.eye(t, dtype=proj.dtype)
     g = np.einsum("nme,jk->nmjek", proj, eye).reshape(n, c * t, proj.shape[2], t)

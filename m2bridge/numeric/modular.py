@@ -121,7 +121,7 @@ def rank_mod(matrix: np.ndarray, p: int, block: int = 192) -> int:
     rank = 0
     while rest.shape[0] and rest.shape[1]:
         width = min(block, rest.shape[1])
-        head = min(rest.shape[0], 2 * block)
+        head = min(rest.shape[0], width + 16)
         piv_rows, piv_cols = _pivots(rest[:head, :width].copy(), p)
         if not piv_rows:
             nonzero = np.flatnonzero(rest[:, :width].any(axis=1))

@@ -63,7 +63,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def cmd_implicit(args: argparse.Namespace) -> int:
     from .exact.compute import implicitize
 
-    res = implicitize(architecture(args), field=args.field, timeout=args.timeout, force=args.force)
+    res = implicitize(architecture(args), field=args.field, timeout=args.timeout, force=args.force,
+                      algorithm=args.algorithm)
     _write_script(args, res.provenance.script)
     text = str(res) + "\n" + "\n".join(f"  {g} = 0" for g in res.generators)
     _emit(args, res.to_dict(), text)
@@ -159,6 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("implicit", help="implicit equations of the neuromanifold (exact)")
     add_architecture(p)
     _exact_common(p)
+    p.add_argument("--algorithm", choices=["auto", "segre", "kernel"], default="auto",
+                   help="segre: eliminate from the 2x2 minors of vec(A) vec(V)^T (A form); kernel: of the ring map")
     p.set_defaults(func=cmd_implicit)
 
     for name, fn, helptext in (("singular", "singular_locus", "singular locus, decomposed (exact)"),

@@ -11,6 +11,7 @@ newPackage(
 
 export {
     "implicitEquations",
+    "segreImplicitEquations",
     "standardGraded",
     "imageInfo",
     "componentInfo",
@@ -26,6 +27,19 @@ export {
 
 implicitEquations = method()
 implicitEquations RingMap := Ideal => F -> trim kernel F
+
+-- the closure of the image of the rank-1 matrices T under a linear projection: T is a matrix of
+-- linear forms over a ring whose first c variables are eliminated; the result lives in R, whose
+-- variables carry the names of the remaining ones
+segreImplicitEquations = method()
+-- without R: the ideal in a new standard graded ring with the remaining variables of ring T, in
+-- their order (the Groebner basis is for that order, so what follows stays cheap)
+segreImplicitEquations(Matrix, ZZ) := Ideal => (T, c) -> (
+    ST := ring T;
+    G := selectInSubring(1, gens gb minors(2, T));
+    R2 := (coefficientRing ST)[drop(gens ST, c)];
+    trim ideal sub(G, R2))
+segreImplicitEquations(Matrix, ZZ, Ring) := Ideal => (T, c, R) -> sub(segreImplicitEquations(T, c), R)
 
 -- a copy of an ideal in the same variables with every degree 1
 standardGraded = method()
@@ -94,6 +108,36 @@ Description
     F = map(S, R, {a_1*v_1, a_1*v_2 + a_2*v_1, a_2*v_2, a_3*v_1, a_3*v_2 + a_4*v_1, a_4*v_2});
     I = implicitEquations F
     imageInfo I
+///
+
+doc ///
+Key
+  segreImplicitEquations
+  (segreImplicitEquations, Matrix, ZZ, Ring)
+  (segreImplicitEquations, Matrix, ZZ)
+Headline
+  the closure of a linear projection of the rank-one matrices
+Usage
+  I = segreImplicitEquations(T, c, R)
+  I = segreImplicitEquations(T, c)
+Inputs
+  T:Matrix
+    of linear forms over a ring whose first c variables are eliminated (MonomialOrder => Eliminate c)
+  c:ZZ
+  R:Ring
+    whose variables carry the names of the remaining variables (without it: a new standard graded ring)
+Outputs
+  I:Ideal
+    the ideal in R of the closure of the image of the rank-one matrices
+Description
+  Text
+    In the attention-matrix form, each coordinate of one layer's neuromanifold is a linear form in
+    the entries of T = vec(A) vec(V)^T; eliminating a complement of those coordinates from the 2x2
+    minors of T gives the same ideal as @TO implicitEquations@, often faster.
+  Example
+    ST = QQ[w_1, w_2, y_1..y_6, MonomialOrder => Eliminate 2];
+    Tm = matrix {{y_1, (y_2 + w_1)/2}, {(y_2 - w_1)/2, y_3}, {y_4, (y_5 + w_2)/2}, {(y_5 - w_2)/2, y_6}};
+    segreImplicitEquations(Tm, 2, QQ[y_1..y_6])
 ///
 
 doc ///
@@ -220,6 +264,17 @@ TEST ///
   assert(numgens I == 1);
   assert(ideal lift(r0, R) == I);
   assert(take(imageInfo I, 2) == {5, 4});
+///
+
+TEST ///
+  -- the d = 2, d' = 1 layer as a projection of the rank-1 4 x 2 matrices T = vec(A) vec(V)^T:
+  -- y = (T_11, T_12 + T_21, T_22, ...) and w = T_12 - T_21, ... are eliminated
+  ST = QQ[w_1, w_2, y_1..y_6, MonomialOrder => Eliminate 2];
+  Tm = matrix {{y_1, (y_2 + w_1)/2}, {(y_2 - w_1)/2, y_3}, {y_4, (y_5 + w_2)/2}, {(y_5 - w_2)/2, y_6}};
+  R = QQ[y_1..y_6];
+  S = QQ[a_1..a_4, v_1, v_2];
+  F = map(S, R, {a_1*v_1, a_1*v_2 + a_2*v_1, a_2*v_2, a_3*v_1, a_3*v_2 + a_4*v_1, a_4*v_2});
+  assert(segreImplicitEquations(Tm, 2, R) == implicitEquations F);
 ///
 
 TEST ///

@@ -160,3 +160,25 @@ def test_results_serialize(m2):
                 "linear_equations", "seconds", "m2_version", "field"):
         assert key in data
     assert "dimension 5" in str(res) and res._repr_latex_().startswith("$")
+
+
+@pytest.mark.parametrize("dims", [(2, 1), (2, 2), (2, 3)])
+def test_segre_elimination_equals_kernel(m2, dims):
+    """Two algorithms, one ideal: elimination from the Segre cone's minors and the ring map's kernel."""
+    arch = LightningAttention(dims, dims[0], 2)
+    seg = implicitize(arch, m2, algorithm="segre")
+    ker = implicitize(arch, m2, algorithm="kernel")
+    assert "segre" in seg.provenance.method and "kernel" in ker.provenance.method
+    n = seg.ambient_dimension
+    as_m2 = lambda gens: ", ".join(str(g).replace("**", "^") for g in gens)  # noqa: E731
+    m2.eval(f"Rt = QQ[y_1..y_{n}]; I1 = ideal({as_m2(seg.generators)}); I2 = ideal({as_m2(ker.generators)});")
+    assert m2.eval("I1 == I2") == "true"
+    assert (seg.dimension, seg.degree, sorted(seg.generator_degrees)) == \
+        (ker.dimension, ker.degree, sorted(ker.generator_degrees))
+
+
+def test_segre_refused_where_it_does_not_apply(m2):
+    with pytest.raises(ValueError, match="kernel"):
+        implicitize(LightningAttention((3, 1), 1, 2), m2, algorithm="segre")  # query/key form
+    res = implicitize(LightningAttention((2, 1), 2, 2), m2, field="ZZ/2")  # denominators 2: kernel used
+    assert "kernel" in res.provenance.method and res.degree == 4

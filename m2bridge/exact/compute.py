@@ -26,9 +26,10 @@ from ..serialize import m2_name, m2_string_literal, symbol_resets, to_m2
 from ..session import Macaulay2, check_field
 from .parametrization import Parametrization, build_parametrization
 from .results import Component, ComponentsResult, ImplicitResult, Provenance
+from .segre import ELIM, segre_projection
 
 # Limits of the exact path (measured on 2 cores: (d, d') = (3, 1) with 18
-# coordinates and 12 weights takes about 20 s; (3, 2) with 36 coordinates did
+# coordinates and 12 weights takes about 13 s by Segre elimination, 20 s by kernel; (3, 2) with 36 coordinates did
 # not finish in 40 minutes).
 MAX_COORDINATES = 20
 MAX_WEIGHTS = 16
@@ -120,7 +121,7 @@ def setup_script(param: Parametrization, field: str) -> str:
     return (
         f"-- m2bridge: {arch.label()}, field {kk}\n"
         f"-- R: reduced coordinates of the linear span of the image; S: weights\n"
-        f"{symbol_resets(names + ['y_1'])}\n"
+        f"{symbol_resets(names + ['y_1', ELIM + '_1'])}\n"
         f"S = {kk}[{weights}{sdeg}];\n"
         f"R = {kk}[y_1..y_{n}{rdeg}];\n"
         f"F = map(S, R, {{\n    {images}}});\n"
@@ -149,13 +150,37 @@ def _run(m2: Macaulay2 | None, param: Parametrization, field: str, body: str, re
     return value, Provenance(session.version, check_field(field), seconds, script, seed)
 
 
+ALGORITHMS = ("auto", "segre", "kernel")
+
+
 def implicitize(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
-                timeout: float | None = None, force: bool = False) -> ImplicitResult:
-    """Implicit equations, dimension, degree and Hilbert series of the neuromanifold's closure."""
+                timeout: float | None = None, force: bool = False, algorithm: str = "auto") -> ImplicitResult:
+    """Implicit equations, dimension, degree and Hilbert series of the neuromanifold's closure.
+
+    ``algorithm``: ``kernel`` (of the ring map on the reduced coordinates), ``segre`` (elimination
+    from the 2x2 minors of T = vec(A) vec(V)^T, see :mod:`m2bridge.exact.segre`; attention-matrix
+    form only), or ``auto`` (segre where it applies).
+    """
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}: use one of {', '.join(ALGORITHMS)}")
     check_feasible(arch, "implicitization", force)
     param = parametrization(arch)
-    body = "I = implicitEquations F;\nimageData = imageInfo I;\n"
+    seg = segre_projection(param) if algorithm != "kernel" else None
+    if seg is not None and not seg.works_over(check_field(field)):
+        seg = None
+    if algorithm == "segre" and seg is None:
+        raise ValueError(f"the segre algorithm needs one layer in the attention-matrix form (a >= d) and a field "
+                         f"where its coordinates' denominators are invertible; {arch.label()} over {field} is not "
+                         "such a case: use algorithm='kernel'")
+    if seg is not None and seg.eliminated:
+        body = (seg.m2_code(check_field(field)) + f"I0 = segreImplicitEquations(Tm, {seg.eliminated});\n"
+                "imageData = imageInfo I0;\nI = sub(I0, R);\n")
+        how = "Macaulay2: elimination from the 2x2 minors of vec(A) vec(V)^T (segreImplicitEquations)"
+    else:
+        body = "I = implicitEquations F;\nimageData = imageInfo I;\n"
+        how = "Macaulay2: kernel of the ring map on the reduced coordinates (implicitEquations)"
     (dim, deg, hilb, gdegs, gens), prov = _run(m2, param, field, body, "append(imageData, first entries gens I)", timeout)
+    prov.method = how
     return ImplicitResult(arch, param.ambient_dimension, dim, deg, gens, gdegs, hilb, param.coordinates,
                           param.reduced, param.linear_equations, prov)
 

@@ -21,7 +21,7 @@ import sympy
 
 from m2bridge import M2Timeout, Macaulay2
 from m2bridge.architecture import LightningAttention
-from m2bridge.exact.compute import implicitize
+from m2bridge.exact.compute import implicitize, parametrization
 from m2bridge.serialize import to_m2
 
 
@@ -63,6 +63,7 @@ def main() -> None:
     for case in args.cases:
         d, e = (int(v) for v in case.split(","))
         arch = LightningAttention((d, e), d, 2)
+        parametrization(arch)  # sympy, shared by both algorithms: not timed
         seg, seg_s = _timed(lambda: implicitize(arch, m2, timeout=args.limit, force=True, algorithm="segre"),
                             args.limit)
         ker, ker_s = _timed(lambda: implicitize(arch, m2, timeout=args.limit, force=True, algorithm="kernel"),

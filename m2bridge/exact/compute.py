@@ -26,7 +26,7 @@ from ..serialize import m2_name, m2_string_literal, symbol_resets, to_m2
 from ..session import Macaulay2, check_field
 from .parametrization import Parametrization, build_parametrization
 from .results import Component, ComponentsResult, ImplicitResult, Provenance
-from .segre import ELIM, segre_projection
+from .segre import ELIM, SegreProjection, segre_projection
 
 # Limits of the exact path (measured on 2 cores: (d, d') = (3, 1) with 18
 # coordinates and 12 weights takes about 13 s by Segre elimination, 20 s by kernel; (3, 2) with 36 coordinates did
@@ -79,6 +79,16 @@ def _check_minors(what: str, arch: AttentionNetwork, rows: int, cols: int, size:
         raise ProblemTooLarge(
             f"{what} of {arch.label()} needs the {size}x{size} minors of a {rows}x{cols} Jacobian "
             f"({minors} minors, limit {MAX_MINORS}): pass --force / force=True with a --timeout to try anyway")
+
+
+_segre_cache: dict[AttentionNetwork, SegreProjection | None] = {}
+
+
+def _segre(arch: AttentionNetwork, param: Parametrization) -> SegreProjection | None:
+    """Cached :func:`segre_projection` (a sympy matrix inverse of size d^2 * d d')."""
+    if arch not in _segre_cache:
+        _segre_cache[arch] = segre_projection(param)
+    return _segre_cache[arch]
 
 
 def check_feasible(arch: AttentionNetwork, what: str = "implicitization", force: bool = False) -> None:
@@ -165,7 +175,7 @@ def implicitize(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str 
         raise ValueError(f"unknown algorithm {algorithm!r}: use one of {', '.join(ALGORITHMS)}")
     check_feasible(arch, "implicitization", force)
     param = parametrization(arch)
-    seg = segre_projection(param) if algorithm != "kernel" else None
+    seg = _segre(arch, param) if algorithm != "kernel" else None
     if seg is not None and not seg.works_over(check_field(field)):
         seg = None
     if algorithm == "segre" and seg is None:

@@ -107,6 +107,7 @@ def run_grid(archs: list[AttentionNetwork], methods: tuple[str, ...], seed: int 
 
     bar = tqdm(total=len(todo), disable=not progress or not todo, desc="architectures")
     client = pool = None
+    futs: dict = {}
     try:
         if scheduler and todo:
             from dask.distributed import Client, as_completed
@@ -129,7 +130,9 @@ def run_grid(archs: list[AttentionNetwork], methods: tuple[str, ...], seed: int 
         print(f"interrupted: returning the {len(rows)} finished rows of {len(archs)}", file=sys.stderr)
     finally:
         bar.close()
-        if pool is not None:  # do not wait for queued architectures after Ctrl-C
+        if pool is not None:  # do not run queued architectures after Ctrl-C
+            for fut in futs:
+                fut.cancel()  # here, not only through shutdown's manager thread, which may not get to it
             pool.shutdown(wait=False, cancel_futures=True)
         if client is not None and client is not scheduler:
             client.close()

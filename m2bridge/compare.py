@@ -121,7 +121,13 @@ def run_grid(archs: list[AttentionNetwork], methods: tuple[str, ...], seed: int 
         elif todo:
             from concurrent.futures import ProcessPoolExecutor, as_completed as done
 
-            pool = ProcessPoolExecutor(max_workers=workers)
+            import multiprocessing
+
+            # workers from a clean server process, not forks of this (threaded) one: a forked
+            # worker was seen spinning forever in CI
+            methods_ok = multiprocessing.get_all_start_methods()
+            ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods_ok else "spawn")
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
             futs = {pool.submit(compute_row, archs[i], methods, seed, samples): i for i in todo}
             for fut in done(futs):
                 store(futs[fut], fut.result())

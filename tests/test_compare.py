@@ -60,7 +60,11 @@ def test_ctrl_c_returns_partial_rows(tmp_path):
     while not list(tmp_path.glob("*.json")) and time.time() < deadline:
         time.sleep(0.1)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
+    try:
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
     assert proc.returncode == 0, err
     rows = json.loads(out)
     assert 1 <= len(rows) < 81 and "interrupted" in err

@@ -35,8 +35,8 @@ def main() -> None:
             s.eval("1+1")
             ts.append(time.perf_counter() - t)
         other = {"median": statistics.median(ts), "p99": float(np.percentile(ts, 99))}
-        print(f"(passagemath drives its own M2 {s.eval('version#\"VERSION\"')}; m2bridge drives {m2.executable} "
-              f"{m2.version})")
+        theirs = s.eval('version#"VERSION"')
+        print(f"(passagemath drives its own M2 {theirs}; m2bridge drives {m2.executable} {m2.version})")
     except Exception as exc:  # noqa: BLE001
         print(f"(passagemath not available here: {type(exc).__name__}; install passagemath-macaulay2 in a venv)")
     print(f"{'1+1 median (ms)':32s} {statistics.median(times) * 1e3:12.3f} {other.get('median', float('nan')) * 1e3:12.3f}")

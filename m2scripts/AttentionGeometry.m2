@@ -33,12 +33,27 @@ implicitEquations RingMap := Ideal => F -> trim kernel F
 -- variables carry the names of the remaining ones
 segreImplicitEquations = method()
 -- without R: the ideal in a new standard graded ring with the remaining variables of ring T, in
--- their order (the Groebner basis is for that order, so what follows stays cheap)
+-- their order.  The elimination's Groebner basis is a Groebner basis there too (Eliminate c
+-- restricted to those variables is their GRevLex order), so it is installed with the minimal
+-- generators: trim, dim, degree and hilbertSeries of the result cost nothing more.
 segreImplicitEquations(Matrix, ZZ) := Ideal => (T, c) -> (
     ST := ring T;
-    G := selectInSubring(1, gens gb minors(2, T));
-    R2 := (coefficientRing ST)[drop(gens ST, c)];
-    trim ideal sub(G, R2))
+    -- the entries of T are independent linear forms, so minors(2, T) has the Hilbert series of the
+    -- generic rank-1 matrices; installing it makes the elimination Hilbert-driven
+    if numgens ST != numrows T * numcols T or any(degrees ST, d -> d != {1}) then
+        error "segreImplicitEquations: T must have one independent linear form per variable of a standard graded ring";
+    G0 := (coefficientRing ST)(monoid[Variables => numgens ST]);
+    J := minors(2, T);
+    installHilbertFunction(J, sub(poincare minors(2, genericMatrix(G0, numrows T, numcols T)), degreesRing ST));
+    G := selectInSubring(1, gens gb J);
+    R2 := (coefficientRing ST)(monoid[drop(gens ST, c)]);
+    G1 := sub(G, R2);
+    forceGB G1;
+    I1 := ideal sub(G, R2);  -- a fresh copy: its minimal generators, by a Hilbert-driven computation
+    installHilbertFunction(I1, poincare ideal G1);
+    G2 := sub(G, R2);
+    forceGB(G2, MinimalMatrix => gens trim I1);
+    ideal G2)
 segreImplicitEquations(Matrix, ZZ, Ring) := Ideal => (T, c, R) -> sub(segreImplicitEquations(T, c), R)
 
 -- a copy of an ideal in the same variables with every degree 1
@@ -52,7 +67,7 @@ standardGraded Ideal := Ideal => I -> (
 imageInfo = method()
 imageInfo Ideal := List => I -> (
     J := standardGraded I;
-    {dim J, degree J, toString reduceHilbert hilbertSeries J, apply(first entries gens J, f -> first degree f)})
+    {dim J, degree J, toString reduceHilbert hilbertSeries J, apply(first entries gens trim J, f -> first degree f)})
 
 componentInfo = method()
 componentInfo Ideal := List => P -> (

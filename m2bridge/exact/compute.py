@@ -184,7 +184,7 @@ def implicitize(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str 
                          "such a case: use algorithm='kernel'")
     if seg is not None and seg.eliminated:
         body = (seg.m2_code(check_field(field)) + f"I0 = segreImplicitEquations(Tm, {seg.eliminated});\n"
-                "imageData = imageInfo I0;\nI = sub(I0, R);\n")
+                "imageData = imageInfo I0;\nI = sub(trim I0, R);\n")
         how = "Macaulay2: elimination from the 2x2 minors of vec(A) vec(V)^T (segreImplicitEquations)"
     else:
         body = "I = implicitEquations F;\nimageData = imageInfo I;\n"

@@ -29,7 +29,7 @@ from .results import Component, ComponentsResult, ImplicitResult, Provenance
 from .segre import ELIM, SegreProjection, segre_projection
 
 # Limits of the exact path (measured on 2 cores: (d, d') = (3, 1) with 18
-# coordinates and 12 weights takes about 13 s by Segre elimination, 20 s by kernel; (3, 2) with 36 coordinates did
+# coordinates and 12 weights takes about 3.6 s by Segre elimination, 20-33 s by kernel; (3, 2) with 36 coordinates did
 # not finish in 40 minutes).
 MAX_COORDINATES = 20
 MAX_WEIGHTS = 16
@@ -163,6 +163,26 @@ def _run(m2: Macaulay2 | None, param: Parametrization, field: str, body: str, re
 ALGORITHMS = ("auto", "segre", "kernel")
 
 
+def _ideal_code(arch: AttentionNetwork, param: Parametrization, field: str, algorithm: str = "auto") -> tuple[str, str]:
+    """M2 code setting ``I`` (in R) to the ideal of the closure and ``Iinfo`` to the same ideal where its
+    Groebner basis is known (for imageInfo), and how it is computed."""
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}: use one of {', '.join(ALGORITHMS)}")
+    seg = _segre(arch, param) if algorithm != "kernel" else None
+    if seg is not None and not seg.works_over(check_field(field)):
+        seg = None
+    if algorithm == "segre" and (seg is None or not seg.eliminated):
+        raise ValueError(f"the segre algorithm needs one layer in the attention-matrix form (a >= d) and a field "
+                         f"where its coordinates' denominators are invertible; {arch.label()} over {field} is not "
+                         "such a case: use algorithm='kernel'")
+    if seg is not None and seg.eliminated:
+        return (seg.m2_code(check_field(field)) + f"I0 = segreImplicitEquations(Tm, {seg.eliminated});\n"
+                "I = sub(trim I0, R);\nIinfo = I0;\n",
+                "Macaulay2: Hilbert-driven elimination from the 2x2 minors of vec(A) vec(V)^T (segreImplicitEquations)")
+    return ("I = implicitEquations F;\nIinfo = I;\n",
+            "Macaulay2: kernel of the ring map on the reduced coordinates (implicitEquations)")
+
+
 def implicitize(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
                 timeout: float | None = None, force: bool = False, algorithm: str = "auto") -> ImplicitResult:
     """Implicit equations, dimension, degree and Hilbert series of the neuromanifold's closure.
@@ -171,24 +191,10 @@ def implicitize(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str 
     from the 2x2 minors of T = vec(A) vec(V)^T, see :mod:`m2bridge.exact.segre`; attention-matrix
     form only), or ``auto`` (segre where it applies).
     """
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algorithm!r}: use one of {', '.join(ALGORITHMS)}")
     check_feasible(arch, "implicitization", force)
     param = parametrization(arch)
-    seg = _segre(arch, param) if algorithm != "kernel" else None
-    if seg is not None and not seg.works_over(check_field(field)):
-        seg = None
-    if algorithm == "segre" and seg is None:
-        raise ValueError(f"the segre algorithm needs one layer in the attention-matrix form (a >= d) and a field "
-                         f"where its coordinates' denominators are invertible; {arch.label()} over {field} is not "
-                         "such a case: use algorithm='kernel'")
-    if seg is not None and seg.eliminated:
-        body = (seg.m2_code(check_field(field)) + f"I0 = segreImplicitEquations(Tm, {seg.eliminated});\n"
-                "imageData = imageInfo I0;\nI = sub(trim I0, R);\n")
-        how = "Macaulay2: elimination from the 2x2 minors of vec(A) vec(V)^T (segreImplicitEquations)"
-    else:
-        body = "I = implicitEquations F;\nimageData = imageInfo I;\n"
-        how = "Macaulay2: kernel of the ring map on the reduced coordinates (implicitEquations)"
+    body, how = _ideal_code(arch, param, field, algorithm)
+    body += "imageData = imageInfo Iinfo;\n"
     (dim, deg, hilb, gdegs, gens), prov = _run(m2, param, field, body, "append(imageData, first entries gens I)", timeout)
     prov.method = how
     return ImplicitResult(arch, param.ambient_dimension, dim, deg, gens, gdegs, hilb, param.coordinates,
@@ -224,7 +230,7 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
     implicit = implicitize(arch, m2, field, timeout, force)
     codim = param.ambient_dimension - implicit.dimension
     _check_minors("the singular locus", arch, len(implicit.generators), param.ambient_dimension, codim, force)
-    body = "I = implicitEquations F;\nsing = singularComponents I;\n"
+    body = _ideal_code(arch, param, field)[0] + "sing = singularComponents I;\n"
     value, prov = _run(m2, param, field, body, "apply(sing, componentInfo)", timeout)
     return ComponentsResult("singular locus", arch, "reduced coordinates y", _components(value), prov)
 

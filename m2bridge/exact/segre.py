@@ -4,9 +4,10 @@ In the attention-matrix form each reduced coordinate is bilinear in (A, V): a li
 the entries of the rank-1 matrix T = vec(A) vec(V)^T. So the closure of the neuromanifold is the
 image of the rank-<=1 matrices (ideal: the 2x2 minors, prime) under the linear map T -> y, and its
 ideal is an elimination ideal: complete y to coordinates (y, w) of T-space with w a basis of the
-map's kernel, write T in (y, w), and eliminate w from the 2x2 minors. With the coordinates grouped
-by column of A and monomial, Macaulay2 does (3,1) in about 10 s where the kernel of the ring map
-took about 20 s.
+map's kernel, write T in (y, w), and eliminate w from the 2x2 minors. The minors have the Hilbert
+series of the generic rank-1 matrices (T's entries are independent linear forms), which makes the
+elimination Hilbert-driven; with the coordinates grouped by column of A and monomial, Macaulay2
+does (3,1) in about 3.6 s, where the kernel of the ring map takes 20-33 s.
 """
 
 from __future__ import annotations

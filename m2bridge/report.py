@@ -76,7 +76,7 @@ def write_report(out_dir: str | Path = "report") -> Path:
     with Progress() as progress:
         task = progress.add_task("reproducing the paper", total=len(steps))
 
-        lines = ["Exact = Macaulay2 kernel of the reduced parametrization; numeric = exact Jacobian rank mod p.", "",
+        lines = ["Exact = the ideal of the closure in Macaulay2 (elimination from the Segre cone for a >= d, kernel of the ring map otherwise); numeric = exact Jacobian rank mod p.", "",
                  "| d | d' | a | t | exact | numeric | formula | agrees |", "|---|---|---|---|---|---|---|---|"]
         for d, e, a, t in [(2, 1, 1, 2), (2, 1, 2, 2), (2, 2, 1, 2), (2, 2, 2, 2), (3, 1, 1, 2), (2, 1, 2, 1), (2, 2, 2, 1)]:
             arch = LightningAttention((d, e), a, t)

@@ -125,8 +125,8 @@ def run_grid(archs: list[AttentionNetwork], methods: tuple[str, ...], seed: int 
 
             # workers from a clean server process, not forks of this (threaded) one: a forked
             # worker was seen spinning forever in CI
-            methods_ok = multiprocessing.get_all_start_methods()
-            ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods_ok else "spawn")
+            start = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+            ctx = multiprocessing.get_context(start)
             pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
             futs = {pool.submit(compute_row, archs[i], methods, seed, samples): i for i in todo}
             for fut in done(futs):

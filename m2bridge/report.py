@@ -76,7 +76,8 @@ def write_report(out_dir: str | Path = "report") -> Path:
     with Progress() as progress:
         task = progress.add_task("reproducing the paper", total=len(steps))
 
-        lines = ["Exact = the ideal of the closure in Macaulay2 (elimination from the Segre cone for a >= d, kernel of the ring map otherwise); numeric = exact Jacobian rank mod p.", "",
+        lines = ["Exact = the ideal of the closure in Macaulay2 (elimination from the Segre cone for a >= d, "
+                 "kernel of the ring map otherwise); numeric = exact Jacobian rank mod p.", "",
                  "| d | d' | a | t | exact | numeric | formula | agrees |", "|---|---|---|---|---|---|---|---|"]
         for d, e, a, t in [(2, 1, 1, 2), (2, 1, 2, 2), (2, 2, 1, 2), (2, 2, 2, 2), (3, 1, 1, 2), (2, 1, 2, 1), (2, 2, 2, 1)]:
             arch = LightningAttention((d, e), a, t)
@@ -125,8 +126,9 @@ def write_report(out_dir: str | Path = "report") -> Path:
             lines.append(f"| {r['dims']} | {r['ranks']} | {r['numeric']} | {r['formula']} | "
                          f"{r['formula_applies']} | {_yes(agrees)} |")
             if r["formula_applies"]:
-                findings += [] if agrees else [f"dims {r['dims']} ranks {r['ranks']}: computed {r['numeric']}, "
-                                               f"Eq. 14 gives {r['formula']}"]
+                if not agrees:
+                    findings.append(f"dims {r['dims']} ranks {r['ranks']}: computed {r['numeric']}, "
+                                    f"Eq. 14 gives {r['formula']}")
                 pattern.append((not agrees) == _rank_one_then_wider(r["ranks"]))
         lines += ["", "**Findings**: architectures within Eq. 14's stated conditions where the computation differs: "
                   + ("; ".join(findings) if findings else "none") + ". Each value is an exact rank modulo a 31-bit prime "
@@ -135,8 +137,8 @@ def write_report(out_dir: str | Path = "report") -> Path:
                   f"{'it holds for every one' if all(pattern) else 'it FAILS for ' + str(pattern.count(False))}): "
                   "Eq. 14 fails exactly when a layer of rank 1 is followed, later, by a layer of rank >= 2. Why: "
                   "in virtual weights (MATH.md section 2) a rank-1 A'_i = u w^T gives Z_i = (Z Z^T u)(w^T Z) = v s^T "
-                  "(Z = Z_(i-1)), a rank-1 matrix, and then Z_(i+1) = (s^T s)(v^T A_(i+1) v) v s^T: every later attention matrix acts only through "
-                  "the quadratic form v^T A v (its symmetric part), so its rank no longer adds dimensions."]
+                  "(Z = Z_(i-1)), a rank-1 matrix, and then Z_(i+1) = (s^T s)(v^T A_(i+1) v) v s^T: every later "
+                  "attention matrix acts only through the quadratic form v^T A v (its symmetric part), so its rank no longer adds dimensions."]
         sections.append(_section("Corollary 3.8 / Eq. 14: deep lightning networks", lines))
         progress.advance(task)
 

@@ -84,10 +84,10 @@ def _check_minors(what: str, arch: AttentionNetwork, rows: int, cols: int, size:
 _segre_cache: dict[AttentionNetwork, SegreProjection | None] = {}
 
 
-def _segre(arch: AttentionNetwork, param: Parametrization) -> SegreProjection | None:
+def _segre(arch: AttentionNetwork) -> SegreProjection | None:
     """Cached :func:`segre_projection` (a sympy matrix inverse of size d^2 * d d')."""
     if arch not in _segre_cache:
-        _segre_cache[arch] = segre_projection(param)
+        _segre_cache[arch] = segre_projection(parametrization(arch))
     return _segre_cache[arch]
 
 
@@ -163,20 +163,21 @@ def _run(m2: Macaulay2 | None, param: Parametrization, field: str, body: str, re
 ALGORITHMS = ("auto", "segre", "kernel")
 
 
-def _ideal_code(arch: AttentionNetwork, param: Parametrization, field: str, algorithm: str = "auto") -> tuple[str, str]:
+def _ideal_code(arch: AttentionNetwork, field: str, algorithm: str = "auto") -> tuple[str, str]:
     """M2 code setting ``I`` (in R) to the ideal of the closure and ``Iinfo`` to the same ideal where its
     Groebner basis is known (for imageInfo), and how it is computed."""
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}: use one of {', '.join(ALGORITHMS)}")
-    seg = _segre(arch, param) if algorithm != "kernel" else None
-    if seg is not None and not seg.works_over(check_field(field)):
+    field = check_field(field)
+    seg = _segre(arch) if algorithm != "kernel" else None
+    if seg is not None and not seg.works_over(field):
         seg = None
-    if algorithm == "segre" and (seg is None or not seg.eliminated):
+    if algorithm == "segre" and seg is None:
         raise ValueError(f"the segre algorithm needs one layer in the attention-matrix form (a >= d) and a field "
                          f"where its coordinates' denominators are invertible; {arch.label()} over {field} is not "
                          "such a case: use algorithm='kernel'")
-    if seg is not None and seg.eliminated:
-        return (seg.m2_code(check_field(field)) + f"I0 = segreImplicitEquations(Tm, {seg.eliminated});\n"
+    if seg is not None:
+        return (seg.m2_code(field) + f"I0 = segreImplicitEquations(Tm, {seg.eliminated});\n"
                 "I = sub(trim I0, R);\nIinfo = I0;\n",
                 "Macaulay2: Hilbert-driven elimination from the 2x2 minors of vec(A) vec(V)^T (segreImplicitEquations)")
     return ("I = implicitEquations F;\nIinfo = I;\n",
@@ -193,7 +194,7 @@ def implicitize(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str 
     """
     check_feasible(arch, "implicitization", force)
     param = parametrization(arch)
-    body, how = _ideal_code(arch, param, field, algorithm)
+    body, how = _ideal_code(arch, field, algorithm)
     body += "imageData = imageInfo Iinfo;\n"
     (dim, deg, hilb, gdegs, gens), prov = _run(m2, param, field, body, "append(imageData, first entries gens I)", timeout)
     prov.method = how
@@ -230,7 +231,7 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
     implicit = implicitize(arch, m2, field, timeout, force)
     codim = param.ambient_dimension - implicit.dimension
     _check_minors("the singular locus", arch, len(implicit.generators), param.ambient_dimension, codim, force)
-    body = _ideal_code(arch, param, field)[0] + "sing = singularComponents I;\n"
+    body = _ideal_code(arch, field)[0] + "sing = singularComponents I;\n"
     value, prov = _run(m2, param, field, body, "apply(sing, componentInfo)", timeout)
     return ComponentsResult("singular locus", arch, "reduced coordinates y", _components(value), prov)
 

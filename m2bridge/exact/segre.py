@@ -39,46 +39,44 @@ class SegreProjection:
 
     def m2_code(self, field: str) -> str:
         """M2 code defining ``Tm`` over the elimination ring ``ST`` (w first, ``Eliminate c``)."""
-        ws = f"{ELIM}_1..{ELIM}_{self.eliminated}, " if self.eliminated else ""
         ys = ", ".join(f"y_{i + 1}" for i in self.y_order)
         rows = ", ".join("{" + ", ".join(to_m2(e).replace("w_", f"{ELIM}_") for e in row) + "}"
                          for row in self.entries)
-        return (f"ST = {field}[{ws}{ys}, MonomialOrder => Eliminate {self.eliminated}];\n"
+        c = self.eliminated
+        return (f"ST = {field}[{ELIM}_1..{ELIM}_{c}, {ys}, MonomialOrder => Eliminate {c}];\n"
                 f"Tm = matrix {{{rows}}};\n")
 
 
 def segre_projection(param: Parametrization) -> SegreProjection | None:
-    """The Segre description of a one-layer parametrization in the A form; None when it does not apply."""
+    """The Segre description of a one-layer parametrization in the A form; None when it does not apply
+    (another form, or nothing to eliminate: then the ring map's kernel is as direct)."""
     if len(param.layers) != 1 or param.layers[0].form != "A":
         return None
     lw = param.layers[0]
     a_syms, v_syms = list(lw.attention), list(lw.values)
-    pairs = [(a, v) for a in a_syms for v in v_syms]
+    d = lw.attention.cols
+    # T's entries A[p, k] V[r, q], with their positions (row-major, as the symbol lists)
+    pairs = [(a, v, divmod(i, d), divmod(j, d)) for i, a in enumerate(a_syms) for j, v in enumerate(v_syms)]
     y_map = sympy.zeros(len(param.reduced), len(pairs))
     for row, expr in enumerate(param.reduced):
         poly = sympy.Poly(expr, *a_syms, *v_syms)
         if poly.total_degree() != 2 or any(sum(m[:len(a_syms)]) != 1 for m in poly.monoms()):
             return None  # not bilinear in (A, V)
-        for col, (a, v) in enumerate(pairs):
+        for col, (a, v, _, _) in enumerate(pairs):
             y_map[row, col] = poly.coeff_monomial(a * v)
     kernel = y_map.nullspace()
+    if not kernel:
+        return None
 
-    def key(vec) -> tuple:  # group by column k of A (A_p_k), row r of V (V_r_q), then the monomial {p, q}
-        best = None
-        for col in range(len(pairs)):
-            if vec[col] != 0:
-                a, v = pairs[col]
-                _, p, k = str(a).split("_")
-                _, r, q = str(v).split("_")
-                cand = (int(k), int(r), min(int(p), int(q)), max(int(p), int(q)))
-                best = cand if best is None or cand < best else best
-        return best
+    def key(vec) -> tuple:  # group by column k of A, row r of V, then the monomial {p, q}
+        return min((k, r, min(p, q), max(p, q))
+                   for (_, _, (p, k), (r, q)), x in zip(pairs, vec) if x != 0)
 
     kernel.sort(key=key)
     y_order = sorted(range(y_map.rows), key=lambda r: key(y_map.row(r)))
-    full = y_map.col_join(sympy.Matrix.hstack(*kernel).T) if kernel else y_map
+    full = y_map.col_join(sympy.Matrix.hstack(*kernel).T)
     ys = sympy.symbols(f"y_1:{y_map.rows + 1}")
-    ws = sympy.symbols(f"w_1:{len(kernel) + 1}") if kernel else ()
+    ws = sympy.symbols(f"w_1:{len(kernel) + 1}")
     t = full.inv() * sympy.Matrix([*ys, *ws])
     entries = [[sympy.expand(t[i * len(v_syms) + j]) for j in range(len(v_syms))] for i in range(len(a_syms))]
     return SegreProjection(entries, len(kernel), y_order)

@@ -1,15 +1,16 @@
-"""Deep lightning and softmax self-attention in NumPy, with forward-mode Jacobians.
+"""Deep lightning and softmax self-attention in NumPy, with their Jacobians.
 
 Weights are ``[(Q1, K1, V1), ..., (Ql, Kl, Vl)]`` with ``Qi, Ki`` of shape
 ``(a_i, d_(i-1))`` and ``Vi`` of shape ``(d_i, d_(i-1))``; inputs ``X`` have
 shape ``(N, d0, t)``.  One layer maps ``Z`` to ``V Z S`` with
 ``S = (Q Z)^T (K Z)`` (lightning) or its column-wise softmax (softmax).
 
-The Jacobian of ``weights -> outputs on all N inputs`` is built in forward
-mode: all parameter directions travel through the network at once as a
-tangent array ``(P, N, d, t)``; directions of a layer's own weights are
-created in closed form at that layer.  The same code runs in float64 and in
-exact arithmetic modulo a prime (lightning only), through :class:`Arithmetic`.
+The dimension computations use :func:`projected_jacobian`: one reverse pass
+carries a few random combinations of each input's outputs back through the
+network at once.  :func:`jacobian` is the full Jacobian in forward mode (all
+parameter directions travel as a tangent array ``(P, N, d, t)``), the
+reference the reverse pass is tested against.  The same code runs in float64
+and in exact arithmetic modulo a prime (lightning only), through :class:`Arithmetic`.
 """
 
 from __future__ import annotations
@@ -128,8 +129,8 @@ def output_projection(arch: AttentionNetwork, samples: int, rng: np.random.Gener
     """Random ``(N, c, d_l)`` matrices R_n, c = min(d_l, t), that :func:`projected_jacobian` applies to outputs.
 
     Every layer maps Z to Z M with M a t x t matrix, so one input's output is V' X M(X, W): beyond the
-    d_l x d_0 directions of V', it carries at most t^2 new directions, which c = t rows of R_n X-outputs
-    keep.  Any projection gives a lower bound on the rank; the sample count makes up the rest.
+    d_l x d_0 directions of V', it carries at most t^2 new directions, which the c x t entries of
+    R_n V' X M still see.  Any projection gives a lower bound on the rank; the sample count makes up the rest.
     """
     c = min(arch.dims[-1], arch.tokens)
     shape = (samples, c, arch.dims[-1])

@@ -109,7 +109,7 @@ def rank_mod(matrix: np.ndarray, p: int, block: int = 192) -> int:
     """Rank of an integer matrix over GF(p), by blocked elimination.
 
     Each round takes the next ``block`` columns, finds pivots among the first
-    ``2 * block`` rows with a small elimination (a generic matrix has them
+    ``block + 16`` rows with a small elimination (a generic matrix has them
     there), and reduces all other rows against the pivot rows with one exact
     BLAS product (see module doc).  Block columns that are not yet zero stay
     for the next round, so the result is exact whatever the row order.
@@ -121,15 +121,14 @@ def rank_mod(matrix: np.ndarray, p: int, block: int = 192) -> int:
     rank = 0
     while rest.shape[0] and rest.shape[1]:
         width = min(block, rest.shape[1])
-        head = min(rest.shape[0], width + 16)
+        head = min(rest.shape[0], width + 16)  # see the docstring
         piv_rows, piv_cols = _pivots(rest[:head, :width].copy(), p)
         if not piv_rows:
-            nonzero = np.flatnonzero(rest[:, :width].any(axis=1))
-            if nonzero.size == 0:  # the block's columns are zero
+            touches = rest[:, :width].any(axis=1)
+            if not touches.any():  # the block's columns are zero
                 rest = rest[:, width:]
             else:  # the head rows vanish on the block: bring rows that do not to the front
-                order = np.concatenate([nonzero, np.flatnonzero(~rest[:, :width].any(axis=1))])
-                rest = rest[order]
+                rest = rest[np.concatenate([np.flatnonzero(touches), np.flatnonzero(~touches)])]
             continue
         rank += len(piv_rows)
         keep = np.setdiff1d(np.arange(rest.shape[0]), piv_rows)

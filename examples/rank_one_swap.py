@@ -17,8 +17,8 @@ print("A =", A.tolist(), "V =", V.tolist(), "  swapped: A' =", A2.tolist(), "V' 
 # 1. numerically, on random inputs with t = 3 tokens (a = 1: Q = u^T, K = w^T gives A = Q^T K)
 arch1 = LightningAttention((2, 1), 1, 3)
 x = np.random.default_rng(0).standard_normal((5, 2, 3))
-out = forward(arch1, [(u[None, :] * 1.0, w[None, :] * 1.0, V * 1.0)], x)
-out2 = forward(arch1, [(e[None, :] * 1.0, w[None, :] * 1.0, V2 * 1.0)], x)
+out = forward(arch1, [{"Q": u[None, None, :] * 1.0, "K": w[None, None, :] * 1.0, "V": V[None] * 1.0}], x)
+out2 = forward(arch1, [{"Q": e[None, None, :] * 1.0, "K": w[None, None, :] * 1.0, "V": V2[None] * 1.0}], x)
 print("max |phi(X) - phi'(X)| on 5 random inputs:", float(np.abs(out - out2).max()))
 assert np.allclose(out, out2) and not np.allclose(A, A2)
 

@@ -4,33 +4,116 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable
 
 from .architecture import AttentionNetwork, make_architecture
-from .errors import M2BridgeError
+from .deadline import Deadline
+from .errors import M2BridgeError, OutputPathError
+
+VERSION = "0.1.0"
 
 
+# ------------------------------------------------------------------ argument types
 def _int_list(text: str) -> list[int]:
+    """'3,3,3' -> [3, 3, 3]; empty fields ('3,,3') and non-integers are refused."""
+    parts = text.split(",")
+    if any(not p.strip() for p in parts):
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers without empty fields, got {text!r}")
     try:
-        return [int(v) for v in text.split(",") if v.strip()]
+        return [int(p) for p in parts]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers (e.g. 3,3,3), got {text!r}") from None
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"a timeout must be a positive number of seconds, got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+# ------------------------------------------------------------------ output paths (checked before computing)
+def check_file_path(path: str | None, what: str) -> None:
+    """Refuse an output file that cannot be written, before any computation."""
+    if not path:
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise OutputPathError(f"{what} {path} is a folder; give a file name (e.g. {p / 'out'})")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise OutputPathError(f"{what} {path}: the folder {parent} does not exist; create it first")
+    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise OutputPathError(f"{what} {path} is not writable; choose another path")
+
+
+def check_dir_path(path: str | None, what: str) -> None:
+    """Refuse an output folder that is a file or cannot be created/written, before any computation."""
+    if not path:
+        return
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise OutputPathError(f"{what} {path} is a file, not a folder; give a folder name")
+    existing = p
+    while not existing.exists():
+        existing = existing.parent
+    if not os.access(existing, os.W_OK):
+        raise OutputPathError(f"{what} {path} cannot be written (no permission in {existing}); choose another path")
+
+
+# ------------------------------------------------------------------ architecture options
 def add_architecture(p: argparse.ArgumentParser, softmax: bool = False) -> None:
-    p.add_argument("--dims", required=True, type=_int_list, help="widths d0,d1,...,dl")
-    p.add_argument("--ranks", required=True, type=_int_list, help="ranks a1,...,al")
-    p.add_argument("--tokens", required=True, type=int, help="number of tokens t")
+    g = p.add_argument_group("architecture")
+    g.add_argument("--dims", required=True, type=_int_list, metavar="D0,D1,...", help="token widths d0,d1,...,dl")
+    g.add_argument("--ranks", required=True, type=_int_list, metavar="A1,...", help="attention ranks a1,...,al")
+    g.add_argument("--tokens", required=True, type=_positive_int, metavar="T", help="number of tokens t")
+    add_variants(g)
     if softmax:
-        p.add_argument("--softmax", action="store_true", help="softmax attention (numeric only)")
-        p.add_argument("--temperature", type=float, default=1.0)
+        g.add_argument("--softmax", action="store_true", help="softmax attention (numeric only)")
+        g.add_argument("--temperature", type=float, default=None,
+                       help="softmax temperature (default 1; refused for lightning attention)")
+
+
+def add_variants(g: Any, ranges: bool = False) -> None:
+    kind = str if ranges else _int_list
+    more = " (ranges a:b allowed)" if ranges else ""
+    g.add_argument("--heads", type=kind, default=None, metavar="H[,H...]",
+                   help=f"heads per layer: one number for every layer or one per layer{more} (default 1)")
+    g.add_argument("--value-rank", type=_int_list, default=None, metavar="B[,B...]",
+                   help="value rank b (V_h = O_h U_h) for every layer or one per layer (default: free V)")
+    g.add_argument("--causal", action="store_true", help="causal mask: query j sees keys i <= j")
+    g.add_argument("--residual", action="store_true", help="skip connections: Z + attention(Z) (equal widths)")
+
+
+def variant_kwargs(args: argparse.Namespace, heads: Any = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"causal": args.causal, "residual": args.residual}
+    h = heads if heads is not None else args.heads
+    if h is not None:
+        out["heads"] = h
+    if args.value_rank is not None:
+        out["value_ranks"] = args.value_rank
+    return out
 
 
 def architecture(args: argparse.Namespace) -> AttentionNetwork:
     return make_architecture(args.dims, args.ranks, args.tokens, getattr(args, "softmax", False),
-                             getattr(args, "temperature", 1.0))
+                             getattr(args, "temperature", None), **variant_kwargs(args))
 
 
 def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
@@ -41,19 +124,21 @@ def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
 
 
 def _exact_common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--field", default="QQ", help="QQ (default) or ZZ/p")
-    p.add_argument("--timeout", type=float, default=None, help="seconds before the M2 computation is stopped")
-    p.add_argument("--m2-script", metavar="FILE", help="write the M2 script that reproduces the computation")
+    p.add_argument("--field", default="QQ", help="coefficient field: QQ (default) or ZZ/p, p prime")
+    p.add_argument("--timeout", type=_positive_seconds, default=None,
+                   help="seconds for the whole run (Python construction and Macaulay2 together)")
+    p.add_argument("--m2-script", metavar="FILE",
+                   help="file to write the M2 script that reproduces the computation (written before it starts)")
     p.add_argument("--force", action="store_true", help="run even when the problem looks too large")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
-def _write_script(args: argparse.Namespace, script: str) -> None:
-    if getattr(args, "m2_script", None):
-        Path(args.m2_script).write_text(script)
-        print(f"M2 script written to {args.m2_script}", file=sys.stderr)
+def _script_note(path: str | None) -> None:
+    if path:
+        print(f"M2 script written to {path}", file=sys.stderr)
 
 
+# ------------------------------------------------------------------ commands
 def cmd_doctor(args: argparse.Namespace) -> int:
     from .doctor import run_doctor
 
@@ -64,8 +149,8 @@ def cmd_implicit(args: argparse.Namespace) -> int:
     from .exact.compute import implicitize
 
     res = implicitize(architecture(args), field=args.field, timeout=args.timeout, force=args.force,
-                      algorithm=args.algorithm)
-    _write_script(args, res.provenance.script)
+                      algorithm=args.algorithm, script_out=args.m2_script)
+    _script_note(args.m2_script)
     text = str(res) + "\n" + "\n".join(f"  {g} = 0" for g in res.generators)
     _emit(args, res.to_dict(), text)
     return 0
@@ -75,15 +160,16 @@ def _components_cmd(fn_name: str) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         from .exact import compute
 
-        kwargs: dict[str, Any] = dict(field=args.field, timeout=args.timeout, force=args.force)
+        kwargs: dict[str, Any] = dict(field=args.field, timeout=args.timeout, force=args.force,
+                                      script_out=args.m2_script)
         arch = architecture(args)
         if fn_name == "fiber":
             if args.at:
-                param = compute.parametrization(arch)
-                kwargs["point"] = compute.load_point(args.at, param)
+                compute.check_feasible(arch, "the fiber", args.force)
+                kwargs["point"] = compute.load_point(args.at, compute.parametrization(arch))
             kwargs["seed"] = args.seed
         res = getattr(compute, fn_name)(arch, **kwargs)
-        _write_script(args, res.provenance.script)
+        _script_note(args.m2_script)
         lines = [str(res)] + [f"  component {i + 1}: {c}" for i, c in enumerate(res.components)]
         if res.point:
             lines.insert(1, "  at " + ", ".join(f"{k}={v}" for k, v in res.point.items()))
@@ -99,26 +185,34 @@ def cmd_dim(args: argparse.Namespace) -> int:
 
     arch = architecture(args)
     report = dimension_report(arch, method=args.method, samples=args.samples, seed=args.seed,
-                              timeout=args.timeout, repeat=args.repeat, force=args.force)
-    if args.m2_script and report.get("m2_script"):
-        Path(args.m2_script).write_text(report["m2_script"])
-    report.pop("m2_script", None)
-    text = report.pop("text")
-    _emit(args, report, text)
+                              timeout=args.timeout, repeat=args.repeat, force=args.force,
+                              script_out=args.m2_script)
+    if args.m2_script:
+        if report.get("m2_script_written"):
+            _script_note(args.m2_script)
+        else:
+            print(f"m2bridge: no M2 script written: the {report['method']} method does not use Macaulay2",
+                  file=sys.stderr)
+    _emit(args, report.to_dict(), report.text)
     return 0
 
 
 def cmd_figure1(args: argparse.Namespace) -> int:
     from .figures import figure1
 
-    info = figure1(args.out, seed=args.seed)
-    _emit(args, info, f"Figure 1 written to {args.out}: {info['summary']}")
+    out = Path(args.out)
+    if out.is_dir():
+        out = out / "figure1.png"
+    check_file_path(str(out), "--out")
+    info = figure1(out, seed=args.seed)
+    _emit(args, info, f"Figure 1 written to {out}: {info['summary']}")
     return 0
 
 
 def cmd_figure3(args: argparse.Namespace) -> int:
     from .figures import figure3
 
+    check_dir_path(args.out, "--out")
     rows = figure3(args.out, samples=args.samples, seed=args.seed, lightning=args.lightning)
     if args.json:
         print(json.dumps(rows, indent=2))
@@ -138,87 +232,134 @@ def cmd_figure3(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from .compare import run_compare_cli
 
+    check_file_path(args.csv, "--csv")
+    if not args.no_cache:
+        check_dir_path(args.cache_dir, "--cache-dir")
     return run_compare_cli(args)
 
 
 def cmd_paper(args: argparse.Namespace) -> int:
     from .report import write_report
 
+    check_dir_path(args.out, "--out")
     path = write_report(args.out)
     print(f"report written to {path}")
     return 0
 
 
+# ------------------------------------------------------------------ parser
+def _examples(*lines: str) -> str:
+    return "examples:\n" + "\n".join(f"  m2bridge {line}" for line in lines)
+
+
+def _sub(sub: Any, name: str, helptext: str, *examples: str) -> argparse.ArgumentParser:
+    return sub.add_parser(name, help=helptext, description=helptext, epilog=_examples(*examples),
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="m2bridge", description="Geometry of lightning self-attention "
-                                     "through Macaulay2 (exact) and NumPy (numeric).")
+                                     "through Macaulay2 (exact) and NumPy (numeric).",
+                                     epilog=_examples("dim --dims 3,3,3 --ranks 2,2 --tokens 2",
+                                                      "implicit --dims 2,1 --ranks 2 --tokens 2",
+                                                      "paper --out report"),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"m2bridge {VERSION}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("doctor", help="check M2, the M2 package and Python packages")
+    p = _sub(sub, "doctor", "check M2, the M2 package and Python packages", "doctor")
     p.set_defaults(func=cmd_doctor)
 
-    p = sub.add_parser("implicit", help="implicit equations of the neuromanifold (exact)")
+    p = _sub(sub, "implicit", "implicit equations of the neuromanifold (exact, one layer)",
+             "implicit --dims 2,1 --ranks 2 --tokens 2",
+             "implicit --dims 3,1 --ranks 3 --tokens 2 --json --m2-script s.m2",
+             "implicit --dims 3,1 --ranks 3 --tokens 2 --heads 2")
     add_architecture(p)
     _exact_common(p)
     p.add_argument("--algorithm", choices=["auto", "segre", "kernel"], default="auto",
-                   help="segre: eliminate from the 2x2 minors of vec(A) vec(V)^T (A form); kernel: of the ring map")
+                   help="segre: eliminate from the 2x2 (H+1)x(H+1) minors of sum_h vec(A_h) vec(V_h)^T "
+                        "(attention-matrix form); kernel: of the ring map; auto: segre where it applies")
     p.set_defaults(func=cmd_implicit)
 
-    for name, fn, helptext in (("singular", "singular_locus", "singular locus, decomposed (exact)"),
+    for name, fn, helptext in (("singular", "singular_locus", "singular locus of the closure, decomposed (exact)"),
                                ("critical", "critical_points", "critical points of the parametrization (exact)"),
                                ("fiber", "fiber", "the weights giving the same function (exact)")):
-        p = sub.add_parser(name, help=helptext)
+        extra = ["fiber --dims 2,1 --ranks 2 --tokens 2 --at point.json"] if name == "fiber" else []
+        p = _sub(sub, name, helptext, f"{name} --dims 2,1 --ranks 2 --tokens 2",
+                 f"{name} --dims 2,1 --ranks 2 --tokens 2 --json", *extra)
         add_architecture(p)
         _exact_common(p)
         if name == "fiber":
-            p.add_argument("--seed", type=int, default=0, help="seed of the random weight point")
-            p.add_argument("--at", metavar="FILE", help="JSON weights: {\"A\": [[...]], \"V\": [[...]]}")
+            p.add_argument("--seed", type=int, default=0, help="seed of the random weight point (default 0)")
+            p.add_argument("--at", metavar="FILE",
+                           help="JSON file of weights, numbers or fractions as strings: matrices "
+                                "{\"A\": [[...]], \"V\": [[...]]} (attention-matrix form, rank >= width) or "
+                                "{\"Q\": [[...]], \"K\": [[...]], \"V\": [[...]]} (A = Q^T K is formed), "
+                                "or single weights by name (\"A_1_2\": 3)")
         p.set_defaults(func=_components_cmd(fn))
 
-    p = sub.add_parser("dim", help="dimension of the neuromanifold")
+    p = _sub(sub, "dim", "dimension of the neuromanifold (numeric, exact, formula)",
+             "dim --dims 3,3,3 --ranks 2,2 --tokens 2",
+             "dim --dims 3,3,3 --ranks 2,2 --tokens 2 --softmax --temperature 0.01",
+             "dim --dims 3,3 --ranks 3 --tokens 2 --heads 2 --causal --method all")
     add_architecture(p, softmax=True)
-    p.add_argument("--method", default="auto", choices=["auto", "numeric", "exact", "formula", "all"])
-    p.add_argument("--samples", type=int, default=None, help="number of sampled inputs N")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--method", default="auto", choices=["auto", "numeric", "exact", "formula", "all"],
+                   help="auto (default): exact for one small lightning layer when M2 is present, else numeric; "
+                        "formula: the paper's closed form only; all: numeric and exact beside the formula")
+    p.add_argument("--samples", type=_positive_int, default=None,
+                   help="sampled inputs N to start from; doubled until the rank is certified (default: adaptive)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of weights and inputs (default 0)")
     p.add_argument("--repeat", action="store_true", help="repeat the numeric rank with seed+1")
-    p.add_argument("--timeout", type=float, default=None)
-    p.add_argument("--force", action="store_true")
-    p.add_argument("--m2-script", metavar="FILE")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--timeout", type=_positive_seconds, default=None, help="seconds for the whole run")
+    p.add_argument("--force", action="store_true", help="run the exact method even when it looks too large")
+    p.add_argument("--m2-script", metavar="FILE", help="file for the M2 script of the exact method")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_dim)
 
-    p = sub.add_parser("figure1", help="the d=2, d'=1 neuromanifold in a 3-dimensional slice")
-    p.add_argument("--out", default="figure1.png")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", action="store_true")
+    p = _sub(sub, "figure1", "the d=2, d'=1 neuromanifold in a 3-dimensional slice",
+             "figure1 --out figure1.png", "figure1 --out pictures/ --seed 4")
+    p.add_argument("--out", default="figure1.png",
+                   help="PNG file to write, or an existing folder to write figure1.png into (default figure1.png)")
+    p.add_argument("--seed", type=int, default=0, help="0: the paper's slice; other seeds: another slice")
+    p.add_argument("--json", action="store_true", help="print a summary as JSON")
     p.set_defaults(func=cmd_figure1)
 
-    p = sub.add_parser("figure3", help="the paper's Figure 3 with real estimates")
-    p.add_argument("--out", default=".")
-    p.add_argument("--samples", type=int, default=250)
-    p.add_argument("--seed", type=int, default=0)
+    p = _sub(sub, "figure3", "the paper's Figure 3 with real estimates", "figure3 --out figs",
+             "figure3 --out figs --lightning --json")
+    p.add_argument("--out", default=".", help="folder to write figure3.png into (created if missing; default .)")
+    p.add_argument("--samples", type=_positive_int, default=250, help="sampled inputs N (default 250, the paper's)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--lightning", action="store_true", help="also the lightning series (rank mod p, Eq. 14)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the rows as JSON")
     p.set_defaults(func=cmd_figure3)
 
-    p = sub.add_parser("compare", help="numeric, formula and exact dimensions over a grid of architectures")
-    p.add_argument("--dims", required=True, help="widths, with ranges: 2:3,1")
-    p.add_argument("--ranks", required=True, help="ranks, with ranges: 1:3,1:3")
-    p.add_argument("--tokens", required=True, help="tokens, with ranges: 2:3")
-    p.add_argument("--softmax", action="store_true")
+    p = _sub(sub, "compare", "numeric, formula and exact dimensions over a grid of architectures",
+             "compare --dims 3,3,3 --ranks 1:3,1:3 --tokens 2",
+             "compare --dims 2:4,1 --ranks 1:4 --tokens 2 --heads 1:4 --methods numeric,formula,exact",
+             "compare --dims 3,3,3 --ranks 1:3:2,2 --tokens 2 --csv grid.csv")
+    g = p.add_argument_group("grid (each comma field a value, a range a:b or a range with a step a:b:s)")
+    g.add_argument("--dims", required=True, help="widths, with ranges: 2:3,1")
+    g.add_argument("--ranks", required=True, help="ranks, with ranges: 1:3,1:3")
+    g.add_argument("--tokens", required=True, help="tokens, with ranges: 2:3")
+    add_variants(g, ranges=True)
+    p.add_argument("--softmax", action="store_true", help="softmax attention (numeric only)")
     p.add_argument("--methods", default="numeric,formula", help="comma list of numeric, formula, exact")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--samples", type=int, default=None)
-    p.add_argument("--csv", metavar="FILE")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--no-cache", action="store_true")
-    p.add_argument("--cache-dir", default=None)
-    p.add_argument("--scheduler", default=None, help="address of a Dask distributed scheduler")
-    p.add_argument("--workers", type=int, default=None, help="local worker processes (default: cores)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--samples", type=_positive_int, default=None, help="sampled inputs N to start from")
+    p.add_argument("--timeout", type=_positive_seconds, default=120.0,
+                   help="seconds per cell (default 120); a cell past it stays empty with the reason")
+    p.add_argument("--csv", metavar="FILE", help="also write the rows to this CSV file")
+    p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the results cache")
+    p.add_argument("--cache-dir", default=None, help="results cache folder (default ~/.cache/m2bridge)")
+    p.add_argument("--scheduler", default=None, help="address of a Dask distributed scheduler (tcp://host:8786)")
+    p.add_argument("--connect-timeout", type=_positive_seconds, default=10.0,
+                   help="seconds to wait for the Dask scheduler (default 10)")
+    p.add_argument("--workers", type=_positive_int, default=None, help="local worker processes (default: cores)")
     p.set_defaults(func=cmd_compare)
 
-    p = sub.add_parser("paper", help="reproduce the paper's computational claims into a report")
-    p.add_argument("--out", default="report")
+    p = _sub(sub, "paper", "reproduce the paper's computational claims into a report", "paper --out report")
+    p.add_argument("--out", default="report", help="folder for report.md, report.html and figures (default report)")
     p.set_defaults(func=cmd_paper)
     return parser
 
@@ -227,11 +368,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        check_file_path(getattr(args, "m2_script", None), "--m2-script")
+        with Deadline(getattr(args, "timeout", None) if args.command != "compare" else None):
+            return int(args.func(args) or 0)
     except M2BridgeError as exc:
         print(f"m2bridge: error: {exc}", file=sys.stderr)
         return 2
-    except (ValueError, FileNotFoundError) as exc:
+    except (ValueError, FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError) as exc:
         print(f"m2bridge: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -7,34 +7,61 @@ import hashlib
 import itertools
 import json
 import os
+import signal
 import sys
+import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
 from . import __version__
 from .architecture import AttentionNetwork, make_architecture
-from .errors import M2BridgeError
+from .deadline import Deadline
+from .errors import M2BridgeError, RunTimeout, SchedulerUnreachable
 from .formulas import expected_dimension
 
 
+def _int(text: str, spec: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{spec!r}: {text!r} is not an integer (each comma field is a value n, a range a:b "
+                         "or a range with a step a:b:s)") from None
+
+
 def expand(spec: str) -> list[tuple[int, ...]]:
-    """``"1:3,2"`` -> [(1, 2), (2, 2), (3, 2)]: each comma field a value or an inclusive range."""
+    """``"1:3,2"`` -> [(1, 2), (2, 2), (3, 2)]: each comma field a value, a range ``a:b`` or ``a:b:s`` (inclusive)."""
     fields = []
     for part in spec.split(","):
-        if ":" in part:
-            lo, hi = (int(v) for v in part.split(":"))
-            if hi < lo:
-                raise ValueError(f"empty range {part!r}")
-            fields.append(list(range(lo, hi + 1)))
-        else:
-            fields.append([int(part)])
+        if not part.strip():
+            raise ValueError(f"{spec!r} has an empty field: write values separated by single commas, e.g. 3,3,3")
+        bounds = part.split(":")
+        if len(bounds) > 3:
+            raise ValueError(f"{part!r}: a range is a:b or a:b:s")
+        nums = [_int(b, spec) for b in bounds]
+        if len(nums) == 1:
+            fields.append(nums)
+            continue
+        lo, hi = nums[0], nums[1]
+        step = nums[2] if len(nums) == 3 else 1
+        if step < 1:
+            raise ValueError(f"{part!r}: the step must be a positive integer")
+        if hi < lo:
+            raise ValueError(f"empty range {part!r}: write a:b with a <= b")
+        fields.append(list(range(lo, hi + 1, step)))
     return list(itertools.product(*fields))
 
 
-def grid(dims: str, ranks: str, tokens: str, softmax: bool = False) -> list[AttentionNetwork]:
+def grid(dims: str, ranks: str, tokens: str, softmax: bool = False, heads: str | None = None,
+         **variants: Any) -> list[AttentionNetwork]:
+    """Every architecture of the grid; ``heads`` (ranges allowed) applies to every layer."""
+    head_values = [h for (h,) in expand(heads)] if heads else [None]
     out = []
-    for d, a, (t,) in itertools.product(expand(dims), expand(ranks), expand(tokens)):
-        out.append(make_architecture(d, a, t, softmax))
+    for d, a, (t,), h in itertools.product(expand(dims), expand(ranks), expand(tokens), head_values):
+        kw = dict(variants)
+        if h is not None:
+            kw["heads"] = h
+        out.append(make_architecture(d, a, t, softmax, **kw))
     return out
 
 
@@ -42,79 +69,146 @@ def cache_dir(override: str | None = None) -> Path:
     return Path(override or os.environ.get("M2BRIDGE_CACHE", Path.home() / ".cache" / "m2bridge"))
 
 
-def _key(arch: AttentionNetwork, methods: tuple[str, ...], seed: int, samples: int | None) -> str:
-    raw = json.dumps([arch.to_dict(), methods, seed, samples, __version__], sort_keys=True)
+def _key(arch: AttentionNetwork, methods: tuple[str, ...], seed: int, samples: int | None,
+         timeout: float | None = None) -> str:
+    raw = json.dumps([arch.to_dict(), methods, seed, samples, timeout, __version__], sort_keys=True)
     return hashlib.sha256(raw.encode()).hexdigest()[:24]
 
 
+def verdict(row: dict[str, Any]) -> str:
+    """What the table's last column says, in words the JSON and CSV repeat."""
+    computed = [row[m] for m in ("numeric", "exact") if row.get(m) is not None]
+    if len(set(computed)) > 1:
+        return "NO: computations disagree"
+    if row.get("numeric") is not None and row.get("numeric_certain") is False and row.get("exact") is None:
+        return "lower bound only"
+    if "formula" not in row or not computed:
+        return "yes" if computed else "not computed"
+    if row.get("formula_is_naive_count"):
+        return "yes (naive count)" if computed[0] == row["formula"] else "differs from naive count"
+    if not row.get("formula_applies"):
+        return "conditions fail"
+    return "yes" if computed[0] == row["formula"] else "NO"
+
+
 def compute_row(arch: AttentionNetwork, methods: tuple[str, ...], seed: int = 0,
-                samples: int | None = None) -> dict[str, Any]:
-    """One grid row: the architecture, each method's dimension, agreement flags."""
-    row: dict[str, Any] = {"dims": list(arch.dims), "ranks": list(arch.ranks), "tokens": arch.tokens,
-                           "softmax": arch.softmax, "parameters": arch.parameters}
+                samples: int | None = None, timeout: float | None = 120.0) -> dict[str, Any]:
+    """One grid row: the architecture, each method's dimension (or why its cell is empty), the verdict.
+
+    ``timeout``: seconds per cell (the numeric cell is stopped by a signal where this runs in a main
+    thread, as in the process pool; the exact cell by the bridge's timeout).
+    """
+    row: dict[str, Any] = {**arch.to_dict(), "softmax": arch.softmax}
     if "numeric" in methods:
         from .numeric.dimension import numeric_dimension
 
-        res = numeric_dimension(arch, samples=samples, seed=seed, fiber=False)
-        row["numeric"] = res.dimension
-        row["numeric_certificate"] = res.certificate()
+        try:
+            with Deadline(timeout):
+                res = numeric_dimension(arch, samples=samples, seed=seed, fiber=False)
+            row["numeric"] = res.dimension
+            row["numeric_certificate"] = res.certificate
+            row["numeric_certain"] = res.certain
+        except RunTimeout:
+            row["numeric"] = None
+            row["numeric_error"] = f"timeout after {timeout:g} s"
     if "formula" in methods:
         f = expected_dimension(arch)
         row["formula"] = f.value
+        row["formula_name"] = f.name
         row["formula_applies"] = f.applies
+        row["formula_is_naive_count"] = f.naive
     if "exact" in methods:
         from .dimension import _exact, exact_available
 
         row["exact"] = None
-        if exact_available(arch):
+        if not exact_available(arch):
+            row["exact_error"] = ("refused: softmax has no exact path" if arch.softmax else
+                                  "refused: beyond the exact path (one small lightning layer) or M2 missing")
+        else:
             try:
-                row["exact"] = _exact(arch, timeout=120, force=False)["dimension"]
+                row["exact"] = _exact(arch, timeout=timeout, force=False)["dimension"]
             except M2BridgeError as exc:
-                row["exact_error"] = str(exc)
-    computed = {row[m] for m in ("numeric", "exact") if row.get(m) is not None}
-    row["agree"] = len(computed) <= 1
-    if "formula" in methods and computed:
-        row["formula_agrees"] = row["formula"] in computed and len(computed) == 1
+                row["exact_error"] = ("timeout" if "limit" in str(exc) else "error") + f": {exc}"
+    row["agree"] = verdict(row)
     return row
+
+
+def _ignore_sigint() -> None:
+    """Pool workers leave Ctrl-C to the main process (no worker tracebacks)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _read_cached(path: Path) -> dict[str, Any] | None:
+    try:
+        row = json.loads(path.read_text())
+        if not isinstance(row, dict) or "agree" not in row:
+            raise ValueError("not a grid row")
+        return row
+    except (OSError, ValueError) as exc:
+        warnings.warn(f"corrupted cache entry {path} ({exc}): recomputing it", stacklevel=2)
+        print(f"m2bridge: warning: corrupted cache entry {path} ({exc}); recomputing it", file=sys.stderr)
+        return None
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write through a temporary file and a rename, so a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class GridResult(list):
+    """Rows of a grid; ``interrupted`` is True when Ctrl-C stopped it (the finished rows are kept)."""
+
+    interrupted: bool = False
 
 
 def run_grid(archs: list[AttentionNetwork], methods: tuple[str, ...], seed: int = 0, samples: int | None = None,
              use_cache: bool = True, cache: str | None = None, scheduler: Any = None,
-             workers: int | None = None, progress: bool = True) -> list[dict[str, Any]]:
+             workers: int | None = None, progress: bool = True, timeout: float | None = 120.0,
+             connect_timeout: float = 10.0) -> GridResult:
     """Rows for every architecture; cached on disk; in a process pool or on a Dask cluster.
 
-    ``scheduler``: a Dask scheduler address (``tcp://host:8786``) or a ``dask.distributed.Client``;
-    each Dask worker (or pool process) keeps its own Macaulay2 session for exact rows.
-    Ctrl-C returns the rows finished so far.
+    ``scheduler``: a Dask scheduler address (``tcp://host:8786``) or a ``dask.distributed.Client``
+    (every uncached architecture, one or many, runs there); each Dask worker (or pool process)
+    keeps its own Macaulay2 session for exact rows.  ``timeout``: seconds per cell.
+    Ctrl-C returns the rows finished so far, with ``interrupted`` set.
     """
     folder = cache_dir(cache)
     rows: dict[int, dict[str, Any]] = {}
     todo = []
     for i, arch in enumerate(archs):
-        path = folder / f"{_key(arch, methods, seed, samples)}.json"
-        if use_cache and path.is_file():
-            rows[i] = json.loads(path.read_text())
+        path = folder / f"{_key(arch, methods, seed, samples, timeout)}.json"
+        cached = _read_cached(path) if use_cache and path.is_file() else None
+        if cached is not None:
+            rows[i] = cached
         else:
             todo.append(i)
 
     def store(i: int, row: dict[str, Any]) -> None:
         rows[i] = row
         if use_cache:
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / f"{_key(archs[i], methods, seed, samples)}.json").write_text(json.dumps(row))
+            _write_atomic(folder / f"{_key(archs[i], methods, seed, samples, timeout)}.json", json.dumps(row))
 
     from tqdm import tqdm
 
+    result = GridResult()
     bar = tqdm(total=len(todo), disable=not progress or not todo, desc="architectures")
     client = pool = None
     futs: dict = {}
     try:
         if scheduler and todo:
-            from dask.distributed import Client, as_completed
+            client = _connect(scheduler, connect_timeout)
+            from dask.distributed import as_completed
 
-            # a Client object is used as is; an address connects to that running scheduler
-            client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
-            futures = {client.submit(compute_row, archs[i], methods, seed, samples, pure=False): i for i in todo}
+            futures = {client.submit(compute_row, archs[i], methods, seed, samples, timeout, pure=False): i
+                       for i in todo}
             for fut in as_completed(futures):
                 store(futures[fut], fut.result())
                 bar.update()
@@ -127,13 +221,14 @@ def run_grid(archs: list[AttentionNetwork], methods: tuple[str, ...], seed: int 
             # worker was seen spinning forever in CI
             start = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
             ctx = multiprocessing.get_context(start)
-            pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
-            futs = {pool.submit(compute_row, archs[i], methods, seed, samples): i for i in todo}
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_ignore_sigint)
+            futs = {pool.submit(compute_row, archs[i], methods, seed, samples, timeout): i for i in todo}
             for fut in done(futs):
                 store(futs[fut], fut.result())
                 bar.update()
     except KeyboardInterrupt:
-        print(f"interrupted: returning the {len(rows)} finished rows of {len(archs)}", file=sys.stderr)
+        result.interrupted = True
+        print(f"m2bridge: interrupted: returning the {len(rows)} finished rows of {len(archs)}", file=sys.stderr)
     finally:
         bar.close()
         if pool is not None:  # do not run queued architectures after Ctrl-C
@@ -142,7 +237,26 @@ def run_grid(archs: list[AttentionNetwork], methods: tuple[str, ...], seed: int 
             pool.shutdown(wait=False, cancel_futures=True)
         if client is not None and client is not scheduler:
             client.close()
-    return [rows[i] for i in sorted(rows)]
+    result.extend(rows[i] for i in sorted(rows))
+    return result
+
+
+def _connect(scheduler: Any, connect_timeout: float) -> Any:
+    """A Client object as is; an address connects to that running scheduler within ``connect_timeout``."""
+    from dask.distributed import Client
+
+    if isinstance(scheduler, Client):
+        return scheduler
+    try:
+        return Client(scheduler, timeout=connect_timeout)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise SchedulerUnreachable(
+            f"could not reach the Dask scheduler at {scheduler} within {connect_timeout:g} s ({type(exc).__name__}): "
+            "check the address, start the scheduler, raise --connect-timeout, or drop --scheduler to use "
+            "local processes") from None
+
+
+TABLE_COLUMNS = ("dims", "ranks", "tokens", "heads", "parameters")
 
 
 def print_table(rows: list[dict[str, Any]], methods: tuple[str, ...]) -> None:
@@ -150,31 +264,47 @@ def print_table(rows: list[dict[str, Any]], methods: tuple[str, ...]) -> None:
     from rich.table import Table
 
     table = Table(title="m2bridge compare")
-    cols = ["dims", "ranks", "tokens", "parameters", *[m for m in ("numeric", "exact", "formula") if m in methods], "agree"]
+    shown = [m for m in ("numeric", "exact", "formula") if m in methods]
+    cols = [*TABLE_COLUMNS, *shown, "agree"]
     for c in cols:
         table.add_column(c)
     for r in rows:
-        ok = r.get("agree") and r.get("formula_agrees", True)
-        table.add_row(*[str(r.get(c, "")) for c in cols[:-1]], "yes" if ok else "[red]NO[/red]")
+        cells = []
+        for c in cols[:-1]:
+            v = r.get(c)
+            if c in ("numeric", "exact") and v is None:
+                v = r.get(f"{c}_error", "")
+            elif c == "numeric" and r.get("numeric_certain") is False:
+                v = f">= {v}"
+            elif c == "formula" and r.get("formula_is_naive_count"):
+                v = f"{v} (naive)"
+            cells.append("" if v is None else str(v))
+        ok = r["agree"]
+        cells.append(ok if ok.startswith(("yes", "conditions")) else f"[red]{ok}[/red]")
+        table.add_row(*cells)
     Console().print(table)
 
 
 def run_compare_cli(args) -> int:
     methods = tuple(m.strip() for m in args.methods.split(",") if m.strip())
     bad = set(methods) - {"numeric", "formula", "exact"}
-    if bad:
+    if bad or not methods:
         raise ValueError(f"unknown methods {sorted(bad)}: use numeric, formula, exact")
-    archs = grid(args.dims, args.ranks, args.tokens, args.softmax)
+    variants: dict[str, Any] = {"causal": args.causal, "residual": args.residual}
+    if args.value_rank is not None:
+        variants["value_ranks"] = args.value_rank
+    archs = grid(args.dims, args.ranks, args.tokens, args.softmax, heads=args.heads, **variants)
     rows = run_grid(archs, methods, args.seed, args.samples, not args.no_cache, args.cache_dir,
-                    args.scheduler, args.workers, progress=not args.json)
+                    args.scheduler, args.workers, progress=not args.json, timeout=args.timeout,
+                    connect_timeout=args.connect_timeout)
     if args.csv:
         keys = sorted({k for r in rows for k in r})
         with open(args.csv, "w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=keys)
+            writer = csv.DictWriter(fh, fieldnames=keys, lineterminator="\n")
             writer.writeheader()
             writer.writerows(rows)
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps(list(rows), indent=2))
     else:
         print_table(rows, methods)
-    return 0
+    return 130 if rows.interrupted else 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 from .architecture import AttentionNetwork
@@ -12,6 +13,39 @@ from .formulas import expected_dimension
 # exact dimension = rank of the Jacobian over the fraction field of the weights: (3,1) with
 # 12 weights takes seconds, (3,2) with 15 weights took 79 s on 2 cores
 EXACT_DIM_MAX_WEIGHTS = 12
+
+
+def _merge(*parts: dict[str, Any], **extra: Any) -> "DimensionReport":
+    """One report from dicts; their ``notes`` lists are concatenated."""
+    out = DimensionReport()
+    notes: list[str] = []
+    for part in (*parts, extra):
+        for k, v in part.items():
+            if k == "notes":
+                notes += [n for n in v if n not in notes]
+            else:
+                out[k] = v
+    out["notes"] = notes
+    return out
+
+
+class DimensionReport(dict):
+    """The result of :func:`dimension_report`: a JSON-ready dict (``dimension``, ``certificate``, ...)
+    with a one-line summary (``text``, ``str()``), ``to_dict()`` and ``_repr_latex_()``."""
+
+    @property
+    def text(self) -> str:
+        return self["text"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.items() if k not in ("text", "m2_script")}
+
+    def __str__(self) -> str:
+        return self.text
+
+    def _repr_latex_(self) -> str:
+        lines = r"\\ ".join(r"\text{" + line.replace("_", r"\_") + "}" for line in self.text.splitlines())
+        return rf"$\begin{{array}}{{l}} {lines} \end{{array}}$"
 
 
 def _exact_weights(arch: AttentionNetwork) -> int:
@@ -35,7 +69,8 @@ def exact_available(arch: AttentionNetwork) -> bool:
     return True
 
 
-def _exact(arch: AttentionNetwork, timeout: float | None, force: bool) -> dict[str, Any]:
+def _exact(arch: AttentionNetwork, timeout: float | None, force: bool,
+           script_out: str | Path | None = None) -> dict[str, Any]:
     from .exact.compute import check_feasible, exact_dimension
 
     if arch.softmax:
@@ -44,70 +79,84 @@ def _exact(arch: AttentionNetwork, timeout: float | None, force: bool) -> dict[s
         raise ProblemTooLarge(f"the exact dimension of {arch.label()} is beyond the exact path: "
                               "use --method numeric, or --force with a --timeout")
     t0 = time.perf_counter()
-    dim, prov = exact_dimension(arch, timeout=timeout, force=True)
+    dim, prov = exact_dimension(arch, timeout=timeout, force=True, script_out=script_out)
     return {"dimension": dim, "method": "exact", "seconds": round(time.perf_counter() - t0, 4),
-            "certificate": {"kind": "exact", "how": prov.method}, "m2_version": prov.m2_version,
-            "field": prov.field, "m2_script": prov.script}
+            "certificate": "exact", "how": prov.method, "m2_version": prov.m2_version,
+            "field": prov.field, "m2_script": prov.script, "certain": True}
 
 
 def _numeric(arch: AttentionNetwork, samples: int | None, seed: int, repeat: bool) -> dict[str, Any]:
     from .numeric.dimension import numeric_dimension
 
     res = numeric_dimension(arch, samples=samples, seed=seed, repeat=repeat)
-    cert = ({"kind": "modp", "prime": res.prime, "error_bound": res.error_bound} if res.method == "modp"
+    rank = ({"kind": "modp", "prime": res.prime, "error_bound": res.error_bound} if res.method == "modp"
             else {"kind": "float64", "tolerance": res.tolerance, "gap": res.gap, "reliable": res.reliable})
     out = {"dimension": res.dimension, "method": f"numeric ({res.method})", "seconds": round(res.seconds, 4),
-           "samples": res.samples, "certificate": cert, "fiber": res.fiber.to_dict() if res.fiber else None,
-           "notes": res.notes, "text": str(res)}
+           "samples": res.samples, "certificate": res.certificate, "certain": res.certain, "rank": rank,
+           "reliable": res.reliable, "fiber": res.fiber.to_dict() if res.fiber else None,
+           "notes": res.notes, "text": str(res), "headline": res.headline()}
     if res.repeat is not None:
         out["repeat"] = {"seed": res.repeat.seed, "dimension": res.repeat.dimension}
     return out
 
 
 def dimension_report(arch: AttentionNetwork, method: str = "auto", samples: int | None = None, seed: int = 0,
-                     timeout: float | None = None, repeat: bool = False, force: bool = False) -> dict[str, Any]:
-    """Dimension by ``method`` (auto, numeric, exact, formula, all) as a JSON-ready dict with a ``text`` line.
+                     timeout: float | None = None, repeat: bool = False, force: bool = False,
+                     script_out: str | Path | None = None) -> DimensionReport:
+    """Dimension by ``method`` (auto, numeric, exact, formula, all) as a :class:`DimensionReport`.
 
     The formula is reported beside the computed value, never in its place;
-    ``method="formula"`` reports it alone, with ``dimension`` null.
+    ``method="formula"`` reports it alone, with ``dimension`` null.  ``auto`` picks the exact
+    method for one small lightning layer when Macaulay2 is present, else the numeric one
+    (``method_picked`` says which).  ``script_out``: file for the exact method's M2 script.
     """
     formula = expected_dimension(arch)
     base: dict[str, Any] = {**arch.to_dict(), "seed": seed, "formula": formula.value,
                             "formula_name": formula.name, "formula_applies": formula.applies,
+                            "formula_is_naive_count": formula.naive,
                             "formula_failed_conditions": formula.failed_conditions, "notes": arch.notes}
-    cond = "" if formula.applies else " (its conditions fail: " + "; ".join(formula.failed_conditions) + ")"
-    ftext = f"formula {formula.name} gives {formula.value}{cond}"
+    ftext = formula.describe()
     if method == "formula":
-        return {**base, "dimension": None, "method": "formula", "seconds": 0.0, "certificate": None,
-                "text": f"{arch.label()}: {ftext}; no computation was made (use --method numeric or exact)"}
+        return _merge(base, dimension=None, method="formula", seconds=0.0, certificate=None,
+                               text=f"{arch.label()}: {ftext}; no computation was made (use --method numeric or exact)")
+    picked = None
     if method == "auto":
-        method = "exact" if exact_available(arch) else "numeric"
+        method = picked = "exact" if exact_available(arch) else "numeric"
     if method == "exact":
-        res = _exact(arch, timeout, force)
-        return {**base, **res, "text": f"{arch.label()}: dimension {res['dimension']} (exact, M2 "
-                                       f"{res['m2_version']}, {res['seconds']:.2f} s); {ftext}"}
+        res = _exact(arch, timeout, force, script_out)
+        auto = " (picked by --method auto: one small lightning layer)" if picked else ""
+        return _merge(base, res, method_picked=picked, m2_script_written=bool(script_out),
+                               text=f"{arch.label()}: dimension {res['dimension']} (exact{auto}, M2 "
+                                    f"{res['m2_version']}, {res['seconds']:.2f} s); {ftext}")
     if method == "numeric":
         res = _numeric(arch, samples, seed, repeat)
         text = res.pop("text")
-        return {**base, **res, "text": text}
+        if picked:
+            text += "  [numeric picked by --method auto]"
+        return _merge(base, res, method_picked=picked, text=text)
     if method == "all":
         results: dict[str, Any] = {"numeric": _numeric(arch, samples, seed, repeat)}
         results["numeric"].pop("text")
         try:
-            results["exact"] = _exact(arch, timeout, force)
+            results["exact"] = _exact(arch, timeout, force, script_out)
         except (ProblemTooLarge, M2NotFound) as exc:
             results["exact"] = {"dimension": None, "skipped": str(exc)}
         values = {k: v["dimension"] for k, v in results.items() if v.get("dimension") is not None}
         agree = len(set(values.values())) == 1
         best = values.get("exact", values.get("numeric"))
+        certain = "exact" in values or results["numeric"]["certain"]
         script = results["exact"].pop("m2_script", None)
-        lines = [f"{arch.label()}:"] + [f"  {k:8s} {v}" for k, v in values.items()] + [f"  formula  {formula.value}{cond}"]
-        disagree = [k for k, v in values.items() if v != formula.value]
+        lines = [f"{arch.label()}:"]
+        if "exact" in values:
+            lines.append(f"  exact    {values['exact']}")
+        lines.append(f"  numeric  {results['numeric']['headline']}")
+        lines.append(f"  {ftext}")
         if not agree:
             lines.append("  DISAGREEMENT between computations: " + ", ".join(f"{k}={v}" for k, v in values.items()))
-        elif disagree:
-            lines.append(f"  the formula differs from the computed value {best}")
-        return {**base, "dimension": best, "method": "all", "methods": results, "agree": agree,
-                "formula_agrees": best == formula.value, "m2_script": script, "seconds": None,
-                "text": "\n".join(lines)}
+        elif best != formula.value:
+            what = "the naive count" if formula.naive else "the formula"
+            lines.append(f"  {what} differs from the computed value {best}")
+        return _merge(base, dimension=best, certain=certain and agree, method="all", methods=results,
+                               agree=agree, formula_agrees=best == formula.value, m2_script=script,
+                               m2_script_written=bool(script_out and script), seconds=None, text="\n".join(lines))
     raise ValueError(f"unknown method {method!r}: use auto, numeric, exact, formula or all")

@@ -24,9 +24,8 @@ class M2NotFound(M2BridgeError):
     """No Macaulay2 executable could be found."""
 
     def __init__(self, detail: str = "") -> None:
-        msg = "Macaulay2 (M2) was not found on PATH"
-        if detail:
-            msg += f" ({detail})"
+        msg = "Macaulay2 (M2) was not found"
+        msg += f" ({detail})" if detail else " on PATH"
         super().__init__(f"{msg}. {INSTALL_HINT} The numeric path (--method numeric) works without it.")
 
 
@@ -114,6 +113,7 @@ class M2ProcessDied(M2Error):
     """The M2 process ended (crash, segfault, ``exit``); the next call starts a fresh one."""
 
     def __init__(self, detail: str, output: str = "", code: str = "") -> None:
+        self.detail = detail
         M2BridgeError.__init__(
             self,
             f"the Macaulay2 process died ({detail}); the next call starts a fresh process "
@@ -135,3 +135,30 @@ class ArchitectureError(M2BridgeError, ValueError):
 
 class ProblemTooLarge(M2BridgeError):
     """The problem is beyond the exact path; the message names the alternative."""
+
+
+class OutputPathError(M2BridgeError):
+    """An output path that cannot be written (checked before any computation)."""
+
+
+class RunTimeout(M2BridgeError):
+    """The whole run (Python construction and Macaulay2 together) passed its time limit."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        super().__init__(f"the run exceeded its --timeout of {seconds:g} s and was stopped (a running Macaulay2 "
+                         "computation was interrupted; the session stays usable). Raise --timeout, or use the "
+                         "numeric path (--method numeric) for large problems.")
+
+
+class NotMacaulay2(M2NotFound):
+    """The configured executable runs but does not behave as Macaulay2."""
+
+    def __init__(self, executable: str, detail: str) -> None:
+        M2BridgeError.__init__(self, f"{executable} is not Macaulay2: {detail}. Point M2BRIDGE_M2 at an M2 "
+                                     f"executable, or unset it to use M2 on PATH. {INSTALL_HINT} The numeric "
+                                     "path (--method numeric) works without it.")
+
+
+class SchedulerUnreachable(M2BridgeError):
+    """A Dask scheduler address that does not answer."""

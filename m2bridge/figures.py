@@ -81,10 +81,11 @@ def quartic_d2() -> tuple[sympy.Expr, list[sympy.Symbol]]:
 def figure1(out: str | Path = "figure1.png", seed: int = 0, grid: int = 90) -> dict[str, Any]:
     """The d=2, d'=1 neuromanifold cut by the affine slice q2 = y1^2 + z y1 y2 + y2^2 ... (see below).
 
-    Slice: q1 = x y1^2 + y y1 y2 + y2^2 (x, y free, last coefficient 1), q2 = y1^2 + z y1 y2 + c y2^2
-    with fixed c; the closure's quartic restricted to (x, y, z) is drawn as a surface.  Its singular
-    curve (q1, q2 proportional) is split into points in the real image (q1 has real roots) and points
-    only in the Zariski closure (q1 definite: complex-conjugate common roots).
+    Slice: q1 = x y1^2 + y y1 y2 + y2^2 (x, y free, last coefficient 1), q2 = r y1^2 + z y1 y2 + c y2^2
+    with fixed r, c (r = c = 1 for ``seed=0``, the paper's picture; other seeds draw them from
+    nonzero rationals in [-3, 3]); the closure's quartic restricted to (x, y, z) is drawn as a surface.
+    Its singular curve (q1, q2 proportional) is split into points in the real image (q1 has real
+    roots) and points only in the Zariski closure (q1 definite: complex-conjugate common roots).
     """
     import matplotlib
 
@@ -93,8 +94,12 @@ def figure1(out: str | Path = "figure1.png", seed: int = 0, grid: int = 90) -> d
 
     quartic, (p0, p1, p2, r0, r1, r2) = quartic_d2()
     x, y, z = sympy.symbols("x y z")
-    c = sympy.Integer(1)
-    sliced = sympy.expand(quartic.subs({p0: x, p1: y, p2: 1, r0: 1, r1: z, r2: c}))
+    r, c = sympy.Integer(1), sympy.Integer(1)
+    if seed:
+        choices = [sympy.Rational(n, dd) for n in range(-6, 7) for dd in (1, 2) if n and abs(n) <= 3 * dd]
+        rng = np.random.default_rng(seed)
+        r, c = (choices[int(i)] for i in rng.integers(0, len(choices), size=2))
+    sliced = sympy.expand(quartic.subs({p0: x, p1: y, p2: 1, r0: r, r1: z, r2: c}))
     poly_z = sympy.Poly(sliced, z)
     coeffs = [sympy.lambdify((x, y), co, "numpy") for co in poly_z.all_coeffs()]
     xs = np.linspace(-2.5, 2.5, grid)
@@ -109,11 +114,11 @@ def figure1(out: str | Path = "figure1.png", seed: int = 0, grid: int = 90) -> d
                 if abs(root.imag) < 1e-7 and abs(root.real) < 2.5:
                     pts.append((xv, yv, root.real))
     pts_arr = np.array(pts)
-    # singular curve: q1 proportional to q2 = (1, z, c): q1 = (x, y, 1) = lambda (1, z, c) => lambda = 1/c
+    # singular curve: q1 proportional to q2 = (r, z, c): q1 = (x, y, 1) = lambda (r, z, c) => lambda = 1/c
     zs = np.linspace(-2.5, 2.5, 400)
-    curve = np.stack([np.full_like(zs, 1 / float(c)), zs / float(c), zs], axis=1)
+    curve = np.stack([np.full_like(zs, float(r) / float(c)), zs / float(c), zs], axis=1)
     disc = curve[:, 1] ** 2 - 4 * curve[:, 0] * 1.0  # discriminant of q1 = x y1^2 + y y1 y2 + y2^2
-    inside = np.abs(curve[:, 1]) <= 2.5
+    inside = (np.abs(curve[:, 1]) <= 2.5) & (np.abs(curve[:, 0]) <= 2.5)
     fig = plt.figure(figsize=(6, 5))
     ax = fig.add_subplot(projection="3d")
     ax.scatter(pts_arr[:, 0], pts_arr[:, 1], pts_arr[:, 2], s=1, c=pts_arr[:, 2], cmap="viridis", alpha=0.35)
@@ -124,13 +129,13 @@ def figure1(out: str | Path = "figure1.png", seed: int = 0, grid: int = 90) -> d
     ax.set_xlabel("x")
     ax.set_ylabel("y")
     ax.set_zlabel("z")
-    ax.set_title("d=2, d'=1 neuromanifold in a 3-dimensional slice")
+    ax.set_title(f"d=2, d'=1 neuromanifold, slice q2 = {r} y1^2 + z y1 y2 + {c} y2^2", fontsize=9)
     ax.legend(loc="upper left", fontsize=7)
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     plt.close(fig)
     return {"out": str(out), "surface_points": int(len(pts_arr)), "quartic": str(quartic),
-            "slice": f"q1 = x y1^2 + y y1 y2 + y2^2, q2 = y1^2 + z y1 y2 + {c} y2^2",
+            "slice": f"q1 = x y1^2 + y y1 y2 + y2^2, q2 = {r} y1^2 + z y1 y2 + {c} y2^2", "seed": seed,
             "singular_points_real_image": int(real.sum()), "singular_points_closure_only": int(only_closure.sum()),
             "summary": f"{len(pts_arr)} surface points; singular curve with {int(real.sum())} points in the real "
                        f"image and {int(only_closure.sum())} only in the Zariski closure"}

@@ -29,7 +29,7 @@ from typing import Any
 import pexpect
 
 from . import serialize
-from .errors import M2Error, M2NotFound, M2ProcessDied, M2ProtocolError, M2Timeout
+from .errors import M2BridgeError, M2Error, M2NotFound, M2ProcessDied, M2ProtocolError, M2Timeout, NotMacaulay2
 from .resources import PACKAGE_NAME, m2script, m2scripts_dir
 
 M2_ARGS = ["--no-debug", "--silent", "-q", "--no-readline", "--no-prompts", "--no-preload",
@@ -40,10 +40,14 @@ ENV_EXECUTABLE = "M2BRIDGE_M2"
 def find_m2(executable: str | None = None) -> str:
     """Resolve the M2 executable: the argument, ``$M2BRIDGE_M2``, then ``M2`` on PATH."""
     candidate = executable or os.environ.get(ENV_EXECUTABLE) or "M2"
+    source = "the executable argument" if executable else (
+        f"${ENV_EXECUTABLE}" if os.environ.get(ENV_EXECUTABLE) else "PATH")
     path = shutil.which(candidate)
     if path is None:
-        source = "argument" if executable else (ENV_EXECUTABLE if os.environ.get(ENV_EXECUTABLE) else "PATH")
-        raise M2NotFound(f"looked for {candidate!r} via {source}")
+        if os.sep in candidate:
+            why = "is not executable" if os.path.exists(candidate) else "does not exist"
+            raise M2NotFound(f"{candidate!r}, given by {source}, {why}")
+        raise M2NotFound(f"looked for {candidate!r} on PATH={os.environ.get('PATH', '')!r}")
     return path
 
 
@@ -91,7 +95,8 @@ class Macaulay2:
         self.startup_timeout = startup_timeout
         self.extra_args = tuple(extra_args)
         self.last_output = ""
-        self.restarts = 0
+        self.restarts = 0  # how many times a fresh M2 replaced an earlier one (restart, kill, crash)
+        self._started_once = False
         self._child: pexpect.spawn | None = None
         self._finalizer: weakref.finalize | None = None
         self._nonce = ""
@@ -129,7 +134,17 @@ class Macaulay2:
             boot = (f"load {serialize.m2_string_literal(str(prelude))}; "
                     f"m2bridge'init {serialize.m2_string_literal(self._nonce)};\nm2bridge'end 0;\n")
             child.send(boot.encode())
-            out = self._read_until(f"@{self._nonce}D0@".encode(), self.startup_timeout, code="(start-up)")
+            if self._started_once:
+                self.restarts += 1
+            self._started_once = True
+            try:
+                out = self._read_until(f"@{self._nonce}D0@".encode(), self.startup_timeout, code="(start-up)")
+            except M2ProcessDied as exc:
+                self._discard()
+                raise NotMacaulay2(self.executable, f"it ended at start-up ({exc.detail})") from None
+            except _Expired:
+                self._discard()
+                raise NotMacaulay2(self.executable, f"it did not answer within {self.startup_timeout:g} s") from None
             if b"error:" in out:
                 self._discard()
                 raise M2Error.from_output(out.decode("utf-8", "replace"), "(start-up)")
@@ -149,7 +164,6 @@ class Macaulay2:
         """Replace the M2 process by a fresh one (all definitions are lost)."""
         with self._lock:
             self._discard()
-            self.restarts += 1
             self.start()
 
     def __enter__(self) -> "Macaulay2":
@@ -233,6 +247,12 @@ class Macaulay2:
                 self._interrupt(end, code)
                 restarted = not self.running
                 raise M2Timeout(timeout, restarted, code) from None
+            except (KeyboardInterrupt, M2BridgeError) as exc:
+                # Ctrl-C or a whole-run deadline while M2 computes: stop M2's computation too, so the
+                # session stays in step, then let the exception through
+                if self.running and not isinstance(exc, M2ProcessDied):
+                    self._interrupt(end, code)
+                raise
         return self._split(out, rid, nonce, code)
 
     def _interrupt(self, end: bytes, code: str) -> None:

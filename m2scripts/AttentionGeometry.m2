@@ -18,7 +18,8 @@ export {
     "singularComponents",
     "criticalComponents",
     "fiberComponents",
-    "GenericRank"
+    "GenericRank",
+    "MaxRank"
     }
 
 -- The neuromanifold of a network is the image of a ring map F : R -> S
@@ -31,22 +32,26 @@ implicitEquations RingMap := Ideal => F -> trim kernel F
 -- the closure of the image of the rank-1 matrices T under a linear projection: T is a matrix of
 -- linear forms over a ring whose first c variables are eliminated; the result lives in R, whose
 -- variables carry the names of the remaining ones
-segreImplicitEquations = method()
+segreImplicitEquations = method(Options => {MaxRank => 1})
 -- without R: the ideal in a new standard graded ring with the remaining variables of ring T, in
 -- their order.  The elimination's Groebner basis is a Groebner basis there too (Eliminate c
 -- restricted to those variables is their GRevLex order), so it is installed with the minimal
 -- generators: trim, dim, degree and hilbertSeries of the result cost nothing more.
-segreImplicitEquations(Matrix, ZZ) := Ideal => (T, c) -> (
+-- MaxRank => r: the projection of the matrices of rank <= r (a sum of r heads), from the
+-- (r+1)-minors, whose Hilbert series is that of the generic determinantal ideal.
+segreImplicitEquations(Matrix, ZZ) := Ideal => o -> (T, c) -> (
     ST := ring T;
-    -- the entries of T are independent linear forms, so minors(2, T) has the Hilbert series of the
-    -- generic rank-1 matrices; installing it makes the elimination Hilbert-driven
+    r := o.MaxRank;
+    -- the entries of T are independent linear forms, so minors(r+1, T) has the Hilbert series of the
+    -- generic rank-<=r matrices; installing it makes the elimination Hilbert-driven
     if numgens ST != numrows T * numcols T or any(degrees ST, d -> d != {1}) then
         error "segreImplicitEquations: T must have one independent linear form per variable of a standard graded ring";
-    G0 := (coefficientRing ST)(monoid[Variables => numgens ST]);
-    J := minors(2, T);
-    installHilbertFunction(J, sub(poincare minors(2, genericMatrix(G0, numrows T, numcols T)), degreesRing ST));
-    G := selectInSubring(1, gens gb J);
     R2 := (coefficientRing ST)(monoid[drop(gens ST, c)]);
+    if r >= min(numrows T, numcols T) then return ideal(0_R2); -- every matrix has rank <= r
+    G0 := (coefficientRing ST)(monoid[Variables => numgens ST]);
+    J := minors(r + 1, T);
+    installHilbertFunction(J, sub(poincare minors(r + 1, genericMatrix(G0, numrows T, numcols T)), degreesRing ST));
+    G := selectInSubring(1, gens gb J);
     G1 := sub(G, R2);
     forceGB G1;
     I1 := ideal sub(G, R2);  -- a fresh copy: its minimal generators, by a Hilbert-driven computation
@@ -54,7 +59,7 @@ segreImplicitEquations(Matrix, ZZ) := Ideal => (T, c) -> (
     G2 := sub(G, R2);
     forceGB(G2, MinimalMatrix => gens trim I1);
     ideal G2)
-segreImplicitEquations(Matrix, ZZ, Ring) := Ideal => (T, c, R) -> sub(segreImplicitEquations(T, c), R)
+segreImplicitEquations(Matrix, ZZ, Ring) := Ideal => o -> (T, c, R) -> sub(segreImplicitEquations(T, c, o), R)
 
 -- a copy of an ideal in the same variables with every degree 1
 standardGraded = method()
@@ -130,8 +135,10 @@ Key
   segreImplicitEquations
   (segreImplicitEquations, Matrix, ZZ, Ring)
   (segreImplicitEquations, Matrix, ZZ)
+  [segreImplicitEquations, MaxRank]
+  MaxRank
 Headline
-  the closure of a linear projection of the rank-one matrices
+  the closure of a linear projection of the rank-one (or rank <= r) matrices
 Usage
   I = segreImplicitEquations(T, c, R)
   I = segreImplicitEquations(T, c)
@@ -141,14 +148,18 @@ Inputs
   c:ZZ
   R:Ring
     whose variables carry the names of the remaining variables (without it: a new standard graded ring)
+  MaxRank => ZZ
+    r: project the matrices of rank at most r (default 1), as for a layer with r heads
 Outputs
   I:Ideal
-    the ideal in R of the closure of the image of the rank-one matrices
+    the ideal in R of the closure of the image of the rank-one (rank <= r) matrices
 Description
   Text
     In the attention-matrix form, each coordinate of one layer's neuromanifold is a linear form in
     the entries of T = vec(A) vec(V)^T; eliminating a complement of those coordinates from the 2x2
-    minors of T gives the same ideal as @TO implicitEquations@, often faster.
+    minors of T gives the same ideal as @TO implicitEquations@, often faster.  A layer with H heads
+    writes each coordinate as the same linear form in T = sum_h vec(A_h) vec(V_h)^T, a matrix of rank
+    at most H: MaxRank => H eliminates from the (H+1)-minors instead.
   Example
     ST = QQ[w_1, w_2, y_1..y_6, MonomialOrder => Eliminate 2];
     Tm = matrix {{y_1, (y_2 + w_1)/2}, {(y_2 - w_1)/2, y_3}, {y_4, (y_5 + w_2)/2}, {(y_5 - w_2)/2, y_6}};

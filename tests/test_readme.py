@@ -20,6 +20,6 @@ def test_readme_example_output(m2):
     assert out.returncode == 0, out.stderr
 
     def norm(text: str) -> str:
-        return re.sub(r"\d+\.\d+ s\]", "S s]", text).strip()
+        return re.sub(r"M2 [0-9.]+,", "M2 X,", re.sub(r"\d+\.\d+ s\]", "S s]", text)).strip()
 
     assert norm(out.stdout) == norm(printed)

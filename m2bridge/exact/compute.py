@@ -53,10 +53,31 @@ _param_cache: dict[AttentionNetwork, Parametrization] = {}
 
 
 def parametrization(arch: AttentionNetwork) -> Parametrization:
-    """Cached :func:`build_parametrization`."""
+    """Cached :func:`build_parametrization`; for a layer with a skip connection, that of the layer without it
+    (the closure is its translate, see :func:`translation_notes`)."""
+    arch = _untranslated(arch)
     if arch not in _param_cache:
         _param_cache[arch] = build_parametrization(arch)
     return _param_cache[arch]
+
+
+def _untranslated(arch: AttentionNetwork) -> AttentionNetwork:
+    """One layer with a skip connection -> the layer without it (deep networks keep theirs)."""
+    return arch.replace(residual=False) if arch.layers == 1 and arch.residual[0] else arch
+
+
+def translation_notes(arch: AttentionNetwork) -> list[str]:
+    """What a skip connection does to one layer: Z + phi(Z) adds the fixed coefficient 1 at every linear
+    monomial x_(r,j) of out[r, j], where phi's cubic output has none, so the closure is phi's closure
+    translated by that fixed vector: the same equations, dimension, degree, singular locus, fibers and
+    critical points, in the coordinates of the cubic part."""
+    if arch.layers != 1 or not arch.residual[0]:
+        return []
+    d, t = arch.dims[0], arch.tokens
+    return [f"skip connection: Z + phi(Z) is phi(Z) translated by the identity (coefficient 1 of x_(r,j) in "
+            f"out[r,j], {d * t} fixed coordinates; phi has no linear terms), so the closure is the translate of "
+            "the closure without the skip connection: the results below are computed on it, in the "
+            "coordinates of the cubic part"]
 
 
 def exact_size(arch: AttentionNetwork) -> tuple[int, int]:
@@ -65,10 +86,12 @@ def exact_size(arch: AttentionNetwork) -> tuple[int, int]:
     Weights: d^2 + d d' in the attention-matrix form (a >= d), a(2d - a) + d d' in the
     gauge-fixed query/key form; coordinates: an upper bound on the span (MATH.md section 3).
     """
-    d, e = arch.dims[0], arch.dims[1]
-    a = arch.effective_ranks[0]
+    layer = arch.layer_specs[0]
+    d, e = layer.d_in, layer.d_out
+    a = layer.effective_rank
     coords = d * e * d * (d + 1) // 2 if arch.tokens >= 2 else d * e * (d + 1) * (d + 2) // 6
-    weights = (d * d if a >= d else a * (2 * d - a)) + d * e
+    values = d * e if layer.full_value else layer.value_rank * (d + e - layer.value_rank)
+    weights = layer.heads * ((d * d if a >= d else a * (2 * d - a)) + values)
     return coords, weights
 
 
@@ -148,15 +171,19 @@ def package_line() -> str:
 
 
 def _run(m2: Macaulay2 | None, param: Parametrization, field: str, body: str, result_expr: str,
-         timeout: float | None, seed: int | None = None) -> tuple[Any, Provenance]:
+         timeout: float | None, seed: int | None = None, script_out: str | Path | None = None) -> tuple[Any, Provenance]:
+    """Run ``body`` after the ring map's set-up; the reproducing script is written to ``script_out``
+    before M2 starts, so a timeout or an interrupt still leaves it."""
+    setup = setup_script(param, field)
+    script = package_line() + setup + body + f"print toString({result_expr});\n"
+    if script_out:
+        Path(script_out).write_text(script)
     session = m2 or default_session()
     session.load_package()
-    setup = setup_script(param, field)
     t0 = time.perf_counter()
     session.eval(setup + body, timeout=timeout)
     value = session.to_python(result_expr, timeout=timeout)
     seconds = time.perf_counter() - t0
-    script = package_line() + setup + body + f"print toString({result_expr});\n"
     return value, Provenance(session.version, check_field(field), seconds, script, seed)
 
 
@@ -177,15 +204,20 @@ def _ideal_code(arch: AttentionNetwork, field: str, algorithm: str = "auto") -> 
                          f"where its coordinates' denominators are invertible; {arch.label()} over {field} is not "
                          "such a case: use algorithm='kernel'")
     if seg is not None:
-        return (seg.m2_code(field) + f"I0 = segreImplicitEquations(Tm, {seg.eliminated});\n"
+        opts = "" if seg.max_rank == 1 else f", MaxRank => {seg.max_rank}"
+        size = seg.max_rank + 1
+        return (seg.m2_code(field) + f"I0 = segreImplicitEquations(Tm, {seg.eliminated}{opts});\n"
                 "I = sub(trim I0, R);\nIinfo = I0;\n",
-                "Macaulay2: Hilbert-driven elimination from the 2x2 minors of vec(A) vec(V)^T (segreImplicitEquations)")
+                f"Macaulay2: Hilbert-driven elimination from the {size}x{size} minors of "
+                + ("vec(A) vec(V)^T" if seg.max_rank == 1 else f"sum of {seg.max_rank} heads' vec(A_h) vec(V_h)^T")
+                + " (segreImplicitEquations)")
     return ("I = implicitEquations F;\nIinfo = I;\n",
             "Macaulay2: kernel of the ring map on the reduced coordinates (implicitEquations)")
 
 
 def implicitize(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
-                timeout: float | None = None, force: bool = False, algorithm: str = "auto") -> ImplicitResult:
+                timeout: float | None = None, force: bool = False, algorithm: str = "auto",
+                script_out: str | Path | None = None) -> ImplicitResult:
     """Implicit equations, dimension, degree and Hilbert series of the neuromanifold's closure.
 
     ``algorithm``: ``kernel`` (of the ring map on the reduced coordinates), ``segre`` (elimination
@@ -196,14 +228,18 @@ def implicitize(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str 
     param = parametrization(arch)
     body, how = _ideal_code(arch, field, algorithm)
     body += "imageData = imageInfo Iinfo;\n"
-    (dim, deg, hilb, gdegs, gens), prov = _run(m2, param, field, body, "append(imageData, first entries gens I)", timeout)
+    (dim, deg, hilb, gdegs, gens), prov = _run(m2, param, field, body, "append(imageData, first entries gens I)",
+                                               timeout, script_out=script_out)
     prov.method = how
     return ImplicitResult(arch, param.ambient_dimension, dim, deg, gens, gdegs, hilb, param.coordinates,
-                          param.reduced, param.linear_equations, prov)
+                          param.reduced, param.linear_equations, prov, notes=translation_notes(arch),
+                          raw_labels=param.raw_labels, raw_coefficients=param.raw,
+                          reduced_index=param.reduced_index, back=param.back)
 
 
 def exact_dimension(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
-                    timeout: float | None = None, force: bool = False) -> tuple[int, Provenance]:
+                    timeout: float | None = None, force: bool = False,
+                    script_out: str | Path | None = None) -> tuple[int, Provenance]:
     """Affine dimension of the closure: the rank of the Jacobian of F over the fraction field of S.
 
     This is exact (rank over QQ(weights) in M2) and much cheaper than the kernel.
@@ -214,7 +250,7 @@ def exact_dimension(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: 
         check_feasible(arch)
     param = parametrization(arch)
     body = "jac = jacobian F.matrix;\n"
-    value, prov = _run(m2, param, field, body, "rank jac", timeout)
+    value, prov = _run(m2, param, field, body, "rank jac", timeout, script_out=script_out)
     prov.method = "Macaulay2: rank of the Jacobian over the fraction field of the weight ring"
     return int(value), prov
 
@@ -224,7 +260,8 @@ def _components(raw: list) -> list[Component]:
 
 
 def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
-                   timeout: float | None = None, force: bool = False) -> ComponentsResult:
+                   timeout: float | None = None, force: bool = False,
+                   script_out: str | Path | None = None) -> ComponentsResult:
     """Irreducible components of the singular locus of the closure (in reduced coordinates)."""
     check_feasible(arch, "the singular locus", force)
     param = parametrization(arch)
@@ -232,31 +269,37 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
     codim = param.ambient_dimension - implicit.dimension
     _check_minors("the singular locus", arch, len(implicit.generators), param.ambient_dimension, codim, force)
     body = _ideal_code(arch, field)[0] + "sing = singularComponents I;\n"
-    value, prov = _run(m2, param, field, body, "apply(sing, componentInfo)", timeout)
-    return ComponentsResult("singular locus", arch, "reduced coordinates y", _components(value), prov)
+    value, prov = _run(m2, param, field, body, "apply(sing, componentInfo)", timeout, script_out=script_out)
+    return ComponentsResult("singular locus", arch, "reduced coordinates y", _components(value), prov,
+                            notes=translation_notes(arch))
 
 
 def critical_points(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
-                    timeout: float | None = None, force: bool = False) -> ComponentsResult:
+                    timeout: float | None = None, force: bool = False,
+                    script_out: str | Path | None = None) -> ComponentsResult:
     """Components of the weights where the Jacobian of the parametrization drops rank."""
     check_feasible(arch, "the critical points", force)
     param = parametrization(arch)
     rank, _ = exact_dimension(arch, m2, field, timeout, force)
     _check_minors("the critical points", arch, len(param.weights), param.ambient_dimension, rank, force)
     body = f"crit = criticalComponents(F, GenericRank => {rank});\n"
-    value, prov = _run(m2, param, field, body, "apply(crit, componentInfo)", timeout)
+    value, prov = _run(m2, param, field, body, "apply(crit, componentInfo)", timeout, script_out=script_out)
     return ComponentsResult("critical points", arch, "weights", _components(value), prov,
-                            notes=[f"generic rank of the Jacobian: {rank}"] + _form_notes(param))
+                            notes=[f"generic rank of the Jacobian: {rank}"] + _form_notes(param)
+                            + translation_notes(arch))
 
 
 def _form_notes(param: Parametrization) -> list[str]:
     notes = []
     for i, lw in enumerate(param.layers, start=1):
+        each = "" if len(lw.heads) == 1 else f" ({len(lw.heads)} heads, each)"
         if lw.form == "A":
-            notes.append(f"layer {i}: attention-matrix form (A = Q^T K is a free {lw.attention.rows}x"
+            notes.append(f"layer {i}: attention-matrix form{each} (A = Q^T K is a free {lw.attention.rows}x"
                          f"{lw.attention.cols} matrix; the Q,K gauge is not visible)")
         else:
-            notes.append(f"layer {i}: query/key form with the gauge fixed (Q = [I | Q'])")
+            notes.append(f"layer {i}: query/key form{each} with the gauge fixed (Q = [I | Q'])")
+        if any(not v.is_Symbol for v in lw.values):
+            notes.append(f"layer {i}: value rank with the gauge fixed (V = O [I | U'])")
     return notes
 
 
@@ -267,21 +310,55 @@ def random_point(param: Parametrization, seed: int) -> dict[sympy.Symbol, int]:
     return {s: int(v) for s, v in zip(param.weights, vals)}
 
 
+def _number(value: Any, where: str) -> sympy.Rational:
+    """An exact rational from an int, a float or a string such as '3/4'; anything else is refused."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ValueError(f"{where}: expected a number (or a fraction as a string, e.g. \"3/4\"), got {value!r}")
+    try:
+        out = sympy.Rational(value)
+    except (TypeError, ValueError, sympy.SympifyError):
+        raise ValueError(f"{where}: expected a number (or a fraction as a string, e.g. \"3/4\"), "
+                         f"got {value!r}") from None
+    if not out.is_finite:
+        raise ValueError(f"{where}: expected a finite number, got {value!r}")
+    return out
+
+
+def _matrix_value(key: str, value: Any) -> sympy.Matrix:
+    if not isinstance(value, list) or not value or not all(isinstance(r, list) and len(r) == len(value[0])
+                                                           for r in value):
+        raise ValueError(f"matrix {key}: expected a list of rows of equal length, got {value!r}")
+    return sympy.Matrix([[_number(v, f"{key}[{i + 1}][{j + 1}]") for j, v in enumerate(row)]
+                         for i, row in enumerate(value)])
+
+
 def point_from_spec(param: Parametrization, spec: dict[str, Any]) -> dict[sympy.Symbol, Any]:
-    """Weights from a dict: symbol names (``A_1_2``) or whole matrices (``{"A": [[...]], "V": [[...]]}``)."""
+    """Weights from a dict: symbol names (``A_1_2``) or whole matrices (``{"A": [[...]], "V": [[...]]}``).
+
+    For a layer in the attention-matrix form, ``Q`` and ``K`` may be given instead of ``A``
+    (A = Q^T K is formed).
+    """
+    if not isinstance(spec, dict):
+        raise ValueError(f"a weight point is a JSON object of matrices or named weights, got {type(spec).__name__}")
+    spec = dict(spec)
     by_name = {str(s): s for s in param.weights}
+    if "Q" in spec and "K" in spec and "A" not in spec and "A_1_1" in by_name:
+        q, k = _matrix_value("Q", spec.pop("Q")), _matrix_value("K", spec.pop("K"))
+        if q.cols != k.cols or q.rows != k.rows:
+            raise ValueError(f"Q ({q.rows}x{q.cols}) and K ({k.rows}x{k.cols}) must have the same shape")
+        spec["A"] = (q.T * k).tolist()
     point: dict[sympy.Symbol, Any] = {}
     for key, value in spec.items():
         if isinstance(value, list):
-            for i, row in enumerate(value, start=1):
+            for i, row in enumerate(_matrix_value(key, value).tolist(), start=1):
                 for j, v in enumerate(row, start=1):
                     name = f"{key}_{i}_{j}"
                     if name not in by_name:
                         raise ValueError(f"matrix {key} does not fit the weights of this architecture "
                                          f"(no weight {name}); weights are {sorted(by_name)}")
-                    point[by_name[name]] = sympy.Rational(v)
+                    point[by_name[name]] = v
         elif key in by_name:
-            point[by_name[key]] = sympy.Rational(value)
+            point[by_name[key]] = _number(value, key)
         else:
             raise ValueError(f"unknown weight {key!r}; weights are {sorted(by_name)}")
     missing = [n for n, s in by_name.items() if s not in point]
@@ -291,11 +368,17 @@ def point_from_spec(param: Parametrization, spec: dict[str, Any]) -> dict[sympy.
 
 
 def load_point(path: str | Path, param: Parametrization) -> dict[sympy.Symbol, Any]:
-    return point_from_spec(param, json.loads(Path(path).read_text()))
+    """The weight point in a JSON file (see :func:`point_from_spec`)."""
+    try:
+        spec = json.loads(Path(path).read_text())
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not valid JSON ({exc})") from None
+    return point_from_spec(param, spec)
 
 
 def fiber(arch: AttentionNetwork, point: dict | None = None, seed: int = 0, m2: Macaulay2 | None = None,
-          field: str = "QQ", timeout: float | None = None, force: bool = False) -> ComponentsResult:
+          field: str = "QQ", timeout: float | None = None, force: bool = False,
+          script_out: str | Path | None = None) -> ComponentsResult:
     """Components of the set of weights giving the same function as ``point`` (random when None)."""
     check_feasible(arch, "the fiber", force)
     param = parametrization(arch)
@@ -308,6 +391,7 @@ def fiber(arch: AttentionNetwork, point: dict | None = None, seed: int = 0, m2: 
     values = [pt[s] for s in param.weights]
     body = f"fib = fiberComponents(F, {to_m2(values)});\n"
     value, prov = _run(m2, param, field, body, "apply(fib, componentInfo)", timeout,
-                       seed=seed if point is None else None)
+                       seed=seed if point is None else None, script_out=script_out)
     return ComponentsResult("fiber", arch, "weights", _components(value), prov,
-                            point={str(k): v for k, v in pt.items()}, notes=_form_notes(param))
+                            point={str(k): v for k, v in pt.items()},
+                            notes=_form_notes(param) + translation_notes(arch))

@@ -27,11 +27,35 @@ from ..architecture import AttentionNetwork
 
 
 @dataclass
-class LayerWeights:
+class HeadWeights:
     form: str  # "A" or "QK"
     attention: sympy.Matrix  # the d x d attention matrix A in terms of the symbols
-    values: sympy.Matrix  # V
+    values: sympy.Matrix  # V (or O U with a value rank)
     symbols: list[sympy.Symbol]
+
+
+@dataclass
+class LayerWeights:
+    heads: list[HeadWeights]
+    causal: bool = False
+    residual: bool = False
+
+    @property
+    def form(self) -> str:
+        return self.heads[0].form
+
+    @property
+    def attention(self) -> sympy.Matrix:
+        """The first head's attention matrix (the only one for the paper's layer)."""
+        return self.heads[0].attention
+
+    @property
+    def values(self) -> sympy.Matrix:
+        return self.heads[0].values
+
+    @property
+    def symbols(self) -> list[sympy.Symbol]:
+        return [s for head in self.heads for s in head.symbols]
 
 
 @dataclass
@@ -97,25 +121,57 @@ def _matrix(name: str, rows: int, cols: int) -> sympy.Matrix:
     return sympy.Matrix(rows, cols, lambda i, j: sympy.Symbol(f"{name}_{i + 1}_{j + 1}"))
 
 
+def _gauge_fixed(name: str, rank: int, width: int) -> tuple[sympy.Matrix, list[sympy.Symbol]]:
+    """[I_rank | M] (rank x width) with M free: every generic full-rank matrix is G times one of these."""
+    free = _matrix(name, rank, width - rank) if width > rank else sympy.zeros(rank, 0)
+    return sympy.Matrix.hstack(sympy.eye(rank), free), list(free)
+
+
 def layer_weights(arch: AttentionNetwork, index: int) -> LayerWeights:
-    """Symbols of layer ``index`` (0-based); names carry the layer number for deep networks."""
-    a, d, e = arch.ranks[index], arch.dims[index], arch.dims[index + 1]
-    suffix = "" if arch.layers == 1 else str(index + 1)
-    values = _matrix("V" + suffix, e, d)
-    if a >= d:
-        att = _matrix("A" + suffix, d, d)
-        return LayerWeights("A", att, values, list(att) + list(values))
-    qfree = _matrix("Q" + suffix, a, d - a) if d > a else sympy.zeros(a, 0)
-    keys = _matrix("K" + suffix, a, d)
-    q = sympy.Matrix.hstack(sympy.eye(a), qfree)
-    att = q.T * keys
-    return LayerWeights("QK", att, values, list(qfree) + list(keys) + list(values))
+    """Symbols of layer ``index`` (0-based); names carry the layer number for deep networks and the
+    head (``Ah2_1_1``) for several heads.
+
+    Per head: the attention-matrix form A (a >= d) or Q = [I | Q'], K free (a < d); V free, or with
+    a value rank b < min(d, d'): V = O [I | U'] (the value gauge GL(b) fixed the same way).
+    """
+    spec = arch.layer_specs[index]
+    a, d, e = spec.effective_rank, spec.d_in, spec.d_out
+    heads = []
+    for h in range(1, spec.heads + 1):
+        suffix = ("" if arch.layers == 1 else str(index + 1)) + ("" if spec.heads == 1 else f"h{h}")
+        if spec.full_value:
+            values = _matrix("V" + suffix, e, d)
+            vsyms = list(values)
+        else:
+            b = spec.value_rank
+            outer = _matrix("O" + suffix, e, b)
+            inner, ufree = _gauge_fixed("U" + suffix, b, d)
+            values = outer * inner
+            vsyms = list(outer) + ufree
+        if a >= d:
+            att = _matrix("A" + suffix, d, d)
+            heads.append(HeadWeights("A", att, values, list(att) + vsyms))
+        else:
+            q, qfree = _gauge_fixed("Q" + suffix, a, d)
+            keys = _matrix("K" + suffix, a, d)
+            heads.append(HeadWeights("QK", q.T * keys, values, qfree + list(keys) + vsyms))
+    return LayerWeights(heads, spec.causal, spec.residual)
 
 
 def _forward(layers: list[LayerWeights], x: sympy.Matrix) -> sympy.Matrix:
+    """sum_h V_h Z (mask * Z^T A_h Z) per layer, plus Z with a skip connection (MATH.md section 8)."""
     z = x
+    t = x.cols
     for lw in layers:
-        z = (lw.values * z * z.T * lw.attention * z).applyfunc(sympy.expand)
+        out = sympy.zeros(lw.values.rows, t)
+        for head in lw.heads:
+            s = z.T * head.attention * z
+            if lw.causal:
+                s = sympy.Matrix(t, t, lambda i, j: s[i, j] if i <= j else 0)
+            out += head.values * z * s
+        if lw.residual:
+            out += z
+        z = out.applyfunc(sympy.expand)
     return z
 
 
@@ -153,13 +209,13 @@ def _weight_degrees(arch: AttentionNetwork, layers: list[LayerWeights], weights:
     One layer, A form: A_(p,k) has degree e_k (column of A), V_(r,q) degree
     f_r (row of V).  Otherwise every weight has degree 1 (standard grading).
     """
-    if arch.layers == 1 and layers[0].form == "A":
+    if arch.layers == 1 and layers[0].form == "A" and arch.layer_specs[0].full_value:
         d, e = arch.dims[0], arch.dims[1]
         out = []
         for s in weights:
             base, i, j = str(s).split("_")
-            vec = [1] + [0] * (d + e)  # total degree first, then column of A / row of V
-            vec[1 + (int(j) - 1 if base == "A" else d + int(i) - 1)] = 1
+            vec = [1] + [0] * (d + e)  # total degree first, then column of A / row of V (every head alike)
+            vec[1 + (int(j) - 1 if base.startswith("A") else d + int(i) - 1)] = 1
             out.append(vec)
         return out
     return [[1] for _ in weights]

@@ -58,12 +58,29 @@ class ImplicitResult:
     linear_equations: list[sympy.Expr]  # among the raw coefficients c_j
     provenance: Provenance
     notes: list[str] = field(default_factory=list)
+    raw_labels: list[str] = field(default_factory=list)  # which output entry and monomial each raw coefficient is
+    raw_coefficients: list[sympy.Expr] = field(default_factory=list)  # c_j as a polynomial in the weights
+    reduced_index: list[int] = field(default_factory=list)  # y_i = c_(reduced_index[i])
+    back: sympy.Matrix | None = None  # c = back * y
+
+    @property
+    def projective_dimension(self) -> int:
+        """Dimension of the projective variety of the cone (the affine dimension minus one)."""
+        return self.dimension - 1
+
+    def equations_text(self) -> str:
+        n = len(self.generators)
+        if n == 0:
+            return "no equations (the closure is the whole span)"
+        degs = sorted(set(self.generator_degrees))
+        word = "equation" if n == 1 else "equations"
+        dtext = f"degree {degs[0]}" if len(degs) == 1 else "degrees " + ", ".join(map(str, degs))
+        return f"cut out by {n} {word} of {dtext}"
 
     def __str__(self) -> str:
-        degs = ",".join(map(str, sorted(set(self.generator_degrees))))
-        return (f"{self.architecture.label()}: closure of dimension {self.dimension} and degree {self.degree} "
-                f"in a {self.ambient_dimension}-dimensional span, cut out by {len(self.generators)} "
-                f"equation(s) of degree {degs} [M2 {self.provenance.m2_version}, {self.provenance.field}, "
+        return (f"{self.architecture.label()}: closure of affine dimension {self.dimension} (projective "
+                f"{self.projective_dimension}) and degree {self.degree} in a {self.ambient_dimension}-dimensional "
+                f"span, {self.equations_text()} [M2 {self.provenance.m2_version}, {self.provenance.field}, "
                 f"{self.provenance.seconds:.2f} s]")
 
     def _repr_latex_(self) -> str:
@@ -81,7 +98,15 @@ class ImplicitResult:
             "generators": [str(g) for g in self.generators],
             "generator_degrees": self.generator_degrees,
             "hilbert_series": self.hilbert_series,
-            "coordinates": {str(y): str(e) for y, e in zip(self.coordinates, self.coordinate_map)},
+            "projective_dimension": self.projective_dimension,
+            "coordinates": [{"name": str(y), "raw_index": i + 1, "entry": self.raw_labels[i] if self.raw_labels else None,
+                             "weights": str(e)}
+                            for y, e, i in zip(self.coordinates, self.coordinate_map,
+                                               self.reduced_index or range(len(self.coordinates)))],
+            "raw_coefficients": [{"name": f"c_{j + 1}", "entry": label, "weights": str(expr),
+                                  "from_reduced": str(sum(self.back[j, k] * y for k, y in enumerate(self.coordinates)))
+                                  if self.back is not None else None}
+                                 for j, (label, expr) in enumerate(zip(self.raw_labels, self.raw_coefficients))],
             "linear_equations": [str(e) for e in self.linear_equations],
             "seconds": round(self.provenance.seconds, 4),
             "m2_version": self.provenance.m2_version,

@@ -29,6 +29,7 @@ class SegreProjection:
     entries: list[list[sympy.Expr]]  # rows: entries of A, columns: entries of V
     eliminated: int  # c, the number of w coordinates
     y_order: list[int]  # ring order of the y coordinates (0-based indices)
+    max_rank: int = 1  # T = sum over the heads h of vec(A_h) vec(V_h)^T has rank <= H
 
     def works_over(self, field: str) -> bool:
         """False for ZZ/p with p dividing a denominator of the entries (e.g. p = 2)."""
@@ -49,21 +50,47 @@ class SegreProjection:
 
 def segre_projection(param: Parametrization) -> SegreProjection | None:
     """The Segre description of a one-layer parametrization in the A form; None when it does not apply
-    (another form, or nothing to eliminate: then the ring map's kernel is as direct)."""
-    if len(param.layers) != 1 or param.layers[0].form != "A":
+    (another form, a value rank, or nothing to eliminate: then the ring map's kernel is as direct).
+
+    With H heads every coordinate is the same bilinear form in each (A_h, V_h), so it is a linear form
+    in T = sum_h vec(A_h) vec(V_h)^T, a matrix of rank <= H (checked head by head below)."""
+    if len(param.layers) != 1 or any(h.form != "A" for h in param.layers[0].heads):
         return None
-    lw = param.layers[0]
+    heads = param.layers[0].heads
+    if any(not all(v.is_Symbol for v in h.values) for h in heads):
+        return None  # V = O U: not bilinear in (A, V) entries that are free variables
+    maps = [_bilinear_map(param, list(h.attention), list(h.values)) for h in heads]
+    if any(m is None for m in maps) or any(m != maps[0] for m in maps[1:]):
+        return None
+    lw = heads[0]
     a_syms, v_syms = list(lw.attention), list(lw.values)
     d = lw.attention.cols
-    # T's entries A[p, k] V[r, q], with their positions (row-major, as the symbol lists)
     pairs = [(a, v, divmod(i, d), divmod(j, d)) for i, a in enumerate(a_syms) for j, v in enumerate(v_syms)]
-    y_map = sympy.zeros(len(param.reduced), len(pairs))
+    y_map = maps[0]
+    return _projection(y_map, pairs, len(a_syms), len(v_syms), len(heads))
+
+
+def _bilinear_map(param: Parametrization, a_syms: list, v_syms: list) -> sympy.Matrix | None:
+    """The coefficients of each reduced coordinate on the products A[p, k] V[r, q] of one head
+    (None when a coordinate is not bilinear in that head's (A, V) plus terms of other heads)."""
+    y_map = sympy.zeros(len(param.reduced), len(a_syms) * len(v_syms))
+    mine = set(a_syms) | set(v_syms)
     for row, expr in enumerate(param.reduced):
-        poly = sympy.Poly(expr, *a_syms, *v_syms)
-        if poly.total_degree() != 2 or any(sum(m[:len(a_syms)]) != 1 for m in poly.monoms()):
-            return None  # not bilinear in (A, V)
-        for col, (a, v, _, _) in enumerate(pairs):
-            y_map[row, col] = poly.coeff_monomial(a * v)
+        poly = sympy.Poly(expr, *param.weights)
+        for monom, coeff in poly.terms():
+            used = [w for w, e in zip(param.weights, monom) if e]
+            if not set(used) & mine:
+                continue
+            if sum(monom) != 2 or len(used) != 2 or not (used[0] in a_syms and used[1] in v_syms
+                                                        or used[1] in a_syms and used[0] in v_syms):
+                return None
+            a, v = (used[0], used[1]) if used[0] in a_syms else (used[1], used[0])
+            y_map[row, a_syms.index(a) * len(v_syms) + v_syms.index(v)] = coeff
+    return y_map
+
+
+def _projection(y_map: sympy.Matrix, pairs: list, n_a: int, n_v: int, heads: int) -> SegreProjection | None:
+    """T in coordinates (y, w): w a basis of the kernel of T -> y (None when the kernel is zero)."""
     kernel = y_map.nullspace()
     if not kernel:
         return None
@@ -78,5 +105,5 @@ def segre_projection(param: Parametrization) -> SegreProjection | None:
     ys = sympy.symbols(f"y_1:{y_map.rows + 1}")
     ws = sympy.symbols(f"w_1:{len(kernel) + 1}")
     t = full.inv() * sympy.Matrix([*ys, *ws])
-    entries = [[sympy.expand(t[i * len(v_syms) + j]) for j in range(len(v_syms))] for i in range(len(a_syms))]
-    return SegreProjection(entries, len(kernel), y_order)
+    entries = [[sympy.expand(t[i * n_v + j]) for j in range(n_v)] for i in range(n_a)]
+    return SegreProjection(entries, len(kernel), y_order, heads)

@@ -12,29 +12,43 @@ import numpy as np
 from ..architecture import AttentionNetwork
 from ..errors import ArchitectureError
 from ..formulas import FormulaValue, expected_dimension
-from .jacobian import FLOAT, Arithmetic, output_projection, projected_jacobian, random_inputs, random_weights
+from .jacobian import (FLOAT, Arithmetic, output_projection, projected_jacobian, random_inputs, random_weights,
+                       softmax_saturation)
 from .modular import DEFAULT_PRIME, matmul_mod, rank_mod
-from .rank import float_rank
-from .symmetry import symmetry_tangents
+from .rank import MIN_RELIABLE_GAP, float_rank
+from .symmetry import proven_groups, symmetry_tangents
 
 
 @dataclass
 class FiberTangent:
-    """The kernel of the Jacobian (the fiber's tangent space) against the known symmetries."""
+    """The kernel of the Jacobian (the fiber's tangent space) against the candidate symmetries."""
 
     kernel_dimension: int
-    explained: dict[str, int]  # dimension each genuine symmetry group adds, in order
-    not_symmetries: list[str]  # groups whose tangents are not in the kernel (e.g. scaling for softmax)
+    explained: dict[str, int]  # dimension each proven symmetry group adds, in order
+    not_symmetries: list[str]  # candidate groups whose tangents are not in the kernel (e.g. scaling for softmax)
     unexplained: int
+    unproven_in_kernel: list[str] = field(default_factory=list)  # candidates in the kernel, not proven symmetries
 
     def to_dict(self) -> dict:
         return {"kernel_dimension": self.kernel_dimension, "explained": self.explained,
-                "not_symmetries": self.not_symmetries, "unexplained": self.unexplained}
+                "not_symmetries": self.not_symmetries, "unexplained": self.unexplained,
+                "unproven_in_kernel": self.unproven_in_kernel}
+
+
+CERTIFIED = "certified maximal"
+STABLE = "stable under doubling"
+LOWER_BOUND = "lower bound only"
 
 
 @dataclass
 class NumericDimension:
-    """Result of :func:`numeric_dimension`."""
+    """Result of :func:`numeric_dimension`.
+
+    ``certificate`` says why the rank is the dimension: ``certified maximal`` (it equals the
+    parameters minus the dimension of the proven symmetries, an upper bound), ``stable under
+    doubling`` (the sample count was doubled and the rank did not grow), or ``lower bound only``
+    (neither; ``notes`` says why).  Only in the first two cases is the value called the dimension.
+    """
 
     architecture: AttentionNetwork
     dimension: int
@@ -52,31 +66,51 @@ class NumericDimension:
     formula: FormulaValue | None = None
     repeat: "NumericDimension | None" = None
     notes: list[str] = field(default_factory=list)
+    certificate: str = LOWER_BOUND
 
-    def certificate(self) -> str:
+    @property
+    def certain(self) -> bool:
+        """Whether the value may be called the dimension (certified or stable, and numerically reliable)."""
+        return self.certificate in (CERTIFIED, STABLE) and self.reliable
+
+    def method_certificate(self) -> str:
+        """How the rank itself was computed, with its error bound or tolerance."""
         if self.method == "modp":
             return (f"exact rank mod p={self.prime}; a lower bound for certain, equal to the generic rank "
                     f"except with probability <= {self.error_bound:.2e} (Schwartz-Zippel)")
         gap = "n/a" if self.gap is None else f"{self.gap:.3g}"
-        flag = "" if self.reliable else " UNRELIABLE: small singular-value gap"
+        flag = "" if self.reliable else " UNRELIABLE"
         return f"float64 SVD rank, tolerance {self.tolerance:.3g}, gap {gap}{flag}"
 
+    def headline(self) -> str:
+        """'dimension N (certificate)' or 'lower bound N (reason)': never a bare number without its status."""
+        if self.certain:
+            return f"dimension {self.dimension} ({self.certificate})"
+        why = "; ".join(self.notes[-1:]) if self.notes else self.certificate
+        if not self.reliable:
+            return f"rank {self.dimension}, UNRELIABLE ({why})"
+        return f"lower bound {self.dimension} on the dimension ({LOWER_BOUND}: {why})"
+
     def __str__(self) -> str:
-        text = (f"{self.architecture.label()}: dimension {self.dimension} of {self.parameters} parameters "
-                f"[{self.certificate()}; N={self.samples}, seed={self.seed}, {self.seconds:.2f} s]")
+        text = (f"{self.architecture.label()}: {self.headline()} of {self.parameters} parameters "
+                f"[{self.method_certificate()}; N={self.samples}, seed={self.seed}, {self.seconds:.2f} s]")
+        if self.fiber is not None and self.fiber.unexplained:
+            text += (f"; {self.fiber.unexplained} kernel direction(s) not explained by the known symmetries "
+                     f"({', '.join(f'{k} {v}' for k, v in self.fiber.explained.items()) or 'none'})")
         if self.formula is not None:
-            cond = "" if self.formula.applies else " (conditions fail: " + "; ".join(self.formula.failed_conditions) + ")"
-            text += f"; formula {self.formula.name}: {self.formula.value}{cond}"
+            text += "; " + self.formula.describe()
         return text
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             **self.architecture.to_dict(),
-            "dimension": self.dimension, "method": self.method, "parameters": self.parameters,
+            "dimension": self.dimension, "certificate": self.certificate, "certain": self.certain,
+            "method": self.method, "parameters": self.parameters,
             "samples": self.samples, "seed": self.seed, "seconds": round(self.seconds, 4),
             "prime": self.prime, "error_bound": self.error_bound,
             "tolerance": self.tolerance, "gap": self.gap, "reliable": self.reliable,
             "formula": self.formula.value if self.formula else None,
+            "formula_name": self.formula.name if self.formula else None,
             "formula_applies": self.formula.applies if self.formula else None,
             "notes": self.notes + self.architecture.notes,
         }
@@ -85,6 +119,9 @@ class NumericDimension:
         if self.repeat is not None:
             out["repeat"] = {"seed": self.repeat.seed, "dimension": self.repeat.dimension}
         return out
+
+    def _repr_latex_(self) -> str:
+        return rf"$\text{{{self.architecture.label()}}}:\ \text{{{self.headline()}}}$"
 
 
 def default_samples(arch: AttentionNetwork) -> int:
@@ -97,20 +134,29 @@ def default_samples(arch: AttentionNetwork) -> int:
 
 
 def jacobian_entry_degree(arch: AttentionNetwork) -> int:
-    """Total degree, in weights and inputs, of a Jacobian entry of a lightning network."""
-    l = arch.layers
-    return 3 ** l + (3 ** (l + 1) - 3) // 2 - 1
+    """Total degree, in weights, inputs and projection entries, of a projected Jacobian entry (lightning).
+
+    A layer's output has degree 3 D + w in the weights and inputs, D that of its input (1 for X) and
+    w = 3 weights per term (Q, K, V), 4 with a value rank (Q, K, O, U); a derivative lowers it by
+    one, the projection R_n raises it by one.
+    """
+    degree = 1
+    for layer in arch.layer_specs:
+        degree = 3 * degree + (3 if layer.value_rank is None else 4)
+    return degree
 
 
 def numeric_dimension(arch: AttentionNetwork, method: str = "auto", samples: int | None = None,
                       seed: int = 0, prime: int = DEFAULT_PRIME, rtol: float | None = None,
-                      fiber: bool = True, repeat: bool = False) -> NumericDimension:
+                      fiber: bool = True, repeat: bool = False, max_doublings: int | None = None) -> NumericDimension:
     """Dimension of the neuromanifold as the generic rank of the Jacobian.
 
     ``method``: ``modp`` (exact over GF(prime); lightning only, the default
     for lightning), ``float`` (float64 SVD; the default for softmax), or ``auto``.
-    ``samples``: number of inputs N (default :func:`default_samples`).
-    ``fiber``: also decompose the Jacobian's kernel against the known symmetries.
+    ``samples``: number of inputs N to start from (default :func:`default_samples`); the count
+    doubles (at most ``max_doublings`` times, default :data:`MAX_DOUBLINGS`) until the rank is
+    certified maximal or stable under doubling, else the result says ``lower bound only``.
+    ``fiber``: keep the decomposition of the Jacobian's kernel against the known symmetries.
     ``repeat``: compute again with seed + 1 and keep it in ``.repeat``.
     """
     if method == "auto":
@@ -120,29 +166,34 @@ def numeric_dimension(arch: AttentionNetwork, method: str = "auto", samples: int
     if method == "modp" and arch.softmax:
         raise ArchitectureError("softmax attention is not polynomial, so there is no exact rank modulo p: "
                                 "use method='float'")
-    if samples is not None and samples < 1:
+    if samples is not None and (isinstance(samples, bool) or int(samples) != samples or samples < 1):
         raise ValueError(f"samples must be a positive number of inputs, got {samples}")
-    n = samples if samples is not None else default_samples(arch)
+    doublings = MAX_DOUBLINGS if max_doublings is None else max_doublings
+    n = int(samples) if samples is not None else default_samples(arch)
     t0 = time.perf_counter()
     p = prime if method == "modp" else None
     result = NumericDimension(arch, 0, method, arch.parameters, n, seed, 0.0, formula=expected_dimension(arch))
     previous = None
-    for attempt in range(MAX_DOUBLINGS + 1):
-        rank, weights, jac, cert = _rank_at(arch, n, seed, p, rtol)
+    for attempt in range(doublings + 1):
+        rank, weights, jac, cert, saturation = _rank_at(arch, n, seed, p, rtol)
         tangent = _fiber_tangent(arch, weights, jac, rank, p)
-        if samples is not None:
+        if tangent.unexplained < 0:
+            result.notes.append(f"the rank {rank} exceeds the parameters minus the symmetries' dimension: "
+                                "numerical noise in the rank")
+            result.reliable = False
             break
         if tangent.unexplained == 0:
+            result.certificate = CERTIFIED
             result.notes.append("rank certified maximal: it equals the parameters minus the dimension "
                                 "of the known symmetries")
             break
-        if previous == rank:
+        if previous is not None and previous == rank and rank < jac.shape[0]:
+            result.certificate = STABLE
             result.notes.append(f"rank unchanged when the samples were doubled from {n // 2} to {n}")
             break
         previous = rank
-        if attempt == MAX_DOUBLINGS:
-            result.notes.append(f"rank still grew at {n} samples: it may be too low")
-            result.reliable = False
+        if attempt == doublings:
+            result.notes.append(f"the rank was still growing at N={n} inputs (the sample cap): it may be too low")
         else:
             n *= 2
     result.samples = n
@@ -151,41 +202,57 @@ def numeric_dimension(arch: AttentionNetwork, method: str = "auto", samples: int
         result.prime = p
         result.error_bound = min(1.0, rank * jacobian_entry_degree(arch) / p)
     else:
-        result.tolerance, result.gap, result.reliable = cert.tolerance, cert.gap, cert.reliable
-    if rank == jac.shape[0]:
-        result.notes.append(f"rank equals the number of rows ({rank}): increase samples")
-        result.reliable = False
+        result.tolerance, result.gap = cert.tolerance, cert.gap
+        result.reliable = result.reliable and cert.reliable
+        if not cert.reliable:
+            result.notes.append(f"small singular-value gap ({cert.gap:.3g} < {MIN_RELIABLE_GAP:g})")
+        if saturation > SATURATED_FRACTION:
+            result.reliable = False
+            result.notes.append(f"softmax saturated: {saturation:.0%} of the attention columns are near one-hot "
+                                "(max weight > 0.999), so the float Jacobian loses directions")
     if fiber:
         result.fiber = tangent
     result.seconds = time.perf_counter() - t0
     if repeat:
-        result.repeat = numeric_dimension(arch, method, samples, seed + 1, prime, rtol, fiber=False)
+        result.repeat = numeric_dimension(arch, method, samples, seed + 1, prime, rtol, fiber=False,
+                                          max_doublings=max_doublings)
         if result.repeat.dimension != rank:
             result.notes.append(f"seed {seed + 1} gives {result.repeat.dimension}: results disagree")
+            result.reliable = False
     return result
 
 
 MAX_DOUBLINGS = 4
 
 
+SATURATED_FRACTION = 0.5
+
+
 def _rank_at(arch: AttentionNetwork, n: int, seed: int, p: int | None, rtol: float | None):
-    """Rank of the Jacobian on n inputs: (rank, weights, jacobian, float certificate or None)."""
+    """Rank of the Jacobian on n inputs: (rank, weights, jacobian, float certificate or None, saturation)."""
     rng = np.random.default_rng(seed)
     ar = Arithmetic(p) if p else FLOAT
     weights = random_weights(arch, rng, p)
     x = random_inputs(arch, n, rng, p)
     jac = projected_jacobian(arch, weights, x, output_projection(arch, n, rng, p), ar)
     if p:
-        return rank_mod(jac, p), weights, jac, None
+        return rank_mod(jac, p), weights, jac, None, 0.0
     fr = float_rank(jac, rtol)
-    return fr.rank, weights, jac, fr
+    return fr.rank, weights, jac, fr, softmax_saturation(arch, weights, x) if arch.softmax else 0.0
 
 
 def _fiber_tangent(arch: AttentionNetwork, weights, jac: np.ndarray, rank: int, p: int | None) -> FiberTangent:
+    """Decompose the kernel: which candidate symmetries lie in it, and the dimension each proven one adds.
+
+    Only proven symmetries (:func:`proven_groups`) count towards the upper bound that certifies a rank;
+    a candidate that lies in the kernel of the sampled Jacobian without a proof is listed, not counted.
+    """
     groups = symmetry_tangents(arch, weights, p)
+    proven = proven_groups(arch)
     kernel = arch.parameters - rank
     explained: dict[str, int] = {}
     not_sym: list[str] = []
+    unproven: list[str] = []
     kept = np.zeros((arch.parameters, 0), dtype=np.int64 if p else np.float64)
     so_far = 0
     scale = np.abs(jac).max() if p is None else 1.0
@@ -201,8 +268,11 @@ def _fiber_tangent(arch: AttentionNetwork, weights, jac: np.ndarray, rank: int, 
         if not in_kernel:
             not_sym.append(name)
             continue
+        if name not in proven:
+            unproven.append(name)
+            continue
         kept = np.concatenate([kept, cols], axis=1)
         dim = rank_mod(kept, p) if p else float_rank(kept).rank
         explained[name] = dim - so_far
         so_far = dim
-    return FiberTangent(kernel, explained, not_sym, kernel - so_far)
+    return FiberTangent(kernel, explained, not_sym, kernel - so_far, unproven)

@@ -1,8 +1,14 @@
-"""Tangent vectors of the known weight symmetries (MATH.md section 5).
+"""Tangent vectors of the candidate weight symmetries (MATH.md sections 5 and 8).
 
-At weights W, each one-parameter symmetry gives a vector in the kernel of the
-Jacobian: layer scaling (lightning only), the query/key gauge GL(a_i), and
-the change of basis GL(d_i) between layers.
+At weights W, each one-parameter family of candidate symmetries gives a vector
+that should lie in the kernel of the Jacobian.  Candidates, per layer: the
+scaling (c A_h, V_h / c) of each head (lightning), the query/key gauge GL(a) of
+each head, the value gauge GL(b) of each head with a value rank, the mixing of
+heads GL(H) (lightning heads with free attention and value matrices: the layer
+is linear in sum_h vec(A_h) vec(V_h)^T, which G in GL(H) preserves), and a change
+of basis GL(d) of the residual stream between two layers without skip connections
+(layers with skip connections in between are conjugated).  Whether each is a
+symmetry is *checked* against the Jacobian by the caller, never assumed.
 """
 
 from __future__ import annotations
@@ -11,18 +17,9 @@ import numpy as np
 
 from ..architecture import AttentionNetwork
 from .jacobian import Weights
+from .modular import inverse_mod, matmul_mod
 
-
-def _layer_slices(arch: AttentionNetwork) -> list[tuple[slice, slice, slice]]:
-    out = []
-    pos = 0
-    for a, d0, d1 in zip(arch.ranks, arch.dims[:-1], arch.dims[1:]):
-        q = slice(pos, pos + a * d0)
-        k = slice(q.stop, q.stop + a * d0)
-        v = slice(k.stop, k.stop + d1 * d0)
-        out.append((q, k, v))
-        pos = v.stop
-    return out
+GROUPS = ("scaling", "qk_gauge", "value_gauge", "head_mixing", "between_layers")
 
 
 def _units(n: int, dtype: type) -> list[np.ndarray]:
@@ -36,45 +33,136 @@ def _units(n: int, dtype: type) -> list[np.ndarray]:
     return out
 
 
+class _Tangents:
+    """Builds tangent vectors in Jacobian column order, by (layer, weight name) blocks."""
+
+    def __init__(self, arch: AttentionNetwork, prime: int | None):
+        self.prime = prime
+        self.dtype = np.int64 if prime is not None else np.float64
+        self.slices: list[dict[str, tuple[slice, tuple]]] = []
+        pos = 0
+        for layer in arch.layer_specs:
+            blocks = {}
+            for name, shape in layer.weight_shapes().items():
+                size = int(np.prod(shape))
+                blocks[name] = (slice(pos, pos + size), shape)
+                pos += size
+            self.slices.append(blocks)
+        self.total = pos
+
+    def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a @ b if self.prime is None else matmul_mod(a % self.prime, b % self.prime, self.prime)
+
+    def vector(self, parts: dict[tuple[int, str], np.ndarray]) -> np.ndarray:
+        """A tangent from {(layer, name): array of the block's shape}; other blocks zero."""
+        w = np.zeros(self.total, dtype=self.dtype)
+        for (layer, name), block in parts.items():
+            sl, shape = self.slices[layer][name]
+            w[sl] = np.broadcast_to(block, shape).ravel()
+        return w
+
+    def head(self, layer: int, name: str, h: int, mat: np.ndarray) -> np.ndarray:
+        """A block that is ``mat`` on head h and zero on the other heads."""
+        _, shape = self.slices[layer][name]
+        out = np.zeros(shape, dtype=self.dtype)
+        out[h] = mat
+        return out
+
+
+def proven_groups(arch: AttentionNetwork) -> set[str]:
+    """The candidate groups that are symmetries of ``arch`` by the algebra (module docstring):
+    scaling and head mixing act only on lightning attention (softmax is not homogeneous in A)."""
+    return set(GROUPS) if not arch.softmax else set(GROUPS) - {"scaling", "head_mixing"}
+
+
 def symmetry_tangents(arch: AttentionNetwork, weights: Weights, prime: int | None = None) -> dict[str, np.ndarray]:
-    """Columns spanning each symmetry's tangent directions at ``weights``.
+    """Columns spanning each candidate symmetry's tangent directions at ``weights``.
 
-    Keys: ``scaling`` (one per layer), ``qk_gauge`` (a_i^2 per layer),
-    ``between_layers`` (d_i^2 for each inner width).  Vectors are in Jacobian
-    column order; entries are residues modulo ``prime`` when given.
+    Keys are :data:`GROUPS`.  Vectors are in Jacobian column order; entries are residues
+    modulo ``prime`` when given.
     """
-    slices = _layer_slices(arch)
-    total = arch.parameters
-    dtype = np.int64 if prime is not None else np.float64
-
-    def vec() -> np.ndarray:
-        return np.zeros(total, dtype=dtype)
-
-    groups: dict[str, list[np.ndarray]] = {"scaling": [], "qk_gauge": [], "between_layers": []}
-    for (q, k, v), (qm, km, vm) in zip(slices, weights):
-        # A -> cA, V -> V/c : dQ = Q, dV = -V
-        w = vec()
-        w[q] = qm.ravel()
-        w[v] = -vm.ravel()
-        groups["scaling"].append(w)
-        for e in _units(qm.shape[0], dtype):  # Q -> GQ, K -> G^{-T}K
-            w = vec()
-            w[q] = (e @ qm).ravel()
-            w[k] = -(e.T @ km).ravel()
-            groups["qk_gauge"].append(w)
-    for layer in range(arch.layers - 1):
-        (_, _, v), (q2, k2, v2) = slices[layer], slices[layer + 1]
-        vm = weights[layer][2]
-        qn, kn, vn = weights[layer + 1]
-        for e in _units(vm.shape[0], dtype):  # V_i -> C V_i; V, Q, K of layer i+1 -> (.) C^{-1}
-            w = vec()
-            w[v] = (e @ vm).ravel()
-            w[v2] = -(vn @ e).ravel()
-            w[q2] = -(qn @ e).ravel()
-            w[k2] = -(kn @ e).ravel()
-            groups["between_layers"].append(w)
+    tb = _Tangents(arch, prime)
+    neg = (lambda m: -m) if prime is None else (lambda m: (-m) % prime)
+    groups: dict[str, list[np.ndarray]] = {name: [] for name in GROUPS}
+    specs = arch.layer_specs
+    for i, (layer, w) in enumerate(zip(specs, weights)):
+        value_name = "V" if "V" in w else "O"
+        for h in range(layer.heads):
+            q, k, val = w["Q"][h], w["K"][h], w[value_name][h]
+            # (A, V) -> (c A, V / c): dQ = Q, dV = -V (dO = -O)
+            groups["scaling"].append(tb.vector({(i, "Q"): tb.head(i, "Q", h, q),
+                                                (i, value_name): tb.head(i, value_name, h, neg(val))}))
+            for e in _units(q.shape[0], tb.dtype):  # Q -> G Q, K -> G^{-T} K
+                groups["qk_gauge"].append(tb.vector({(i, "Q"): tb.head(i, "Q", h, tb.matmul(e, q)),
+                                                     (i, "K"): tb.head(i, "K", h, neg(tb.matmul(e.T, k)))}))
+            if "U" in w:
+                u = w["U"][h]
+                for e in _units(u.shape[0], tb.dtype):  # O -> O G, U -> G^{-1} U
+                    groups["value_gauge"].append(tb.vector({(i, "O"): tb.head(i, "O", h, tb.matmul(val, e)),
+                                                            (i, "U"): tb.head(i, "U", h, neg(tb.matmul(e, u)))}))
+        if not arch.softmax and "V" in w and layer.heads > 1 and layer.rank >= layer.d_in:
+            groups["head_mixing"] += _head_mixing(tb, i, w, neg)
+    # residual streams: GL(d_i) between the output of a layer without skip connection and the next
+    # layer without one; layers with skip connections in between are conjugated (V -> C V C^-1)
+    for i, layer in enumerate(specs):
+        if layer.residual:
+            continue
+        j = next((m for m in range(i + 1, len(specs)) if not specs[m].residual), None)
+        if j is None:
+            continue
+        for e in _units(layer.d_out, tb.dtype):
+            parts: dict[tuple[int, str], np.ndarray] = {}
+            out_name = "V" if "V" in weights[i] else "O"
+            parts[(i, out_name)] = _left(tb, e, weights[i][out_name])
+            for m in range(i + 1, j + 1):
+                wm = weights[m]
+                for name in ("Q", "K", "V" if "V" in wm else "U"):
+                    right = neg(_right(tb, wm[name], e))
+                    if m < j and name == "V":
+                        right = _add(tb, right, _left(tb, e, wm[name]))
+                    parts[(m, name)] = right
+                if m < j and "O" in wm:
+                    parts[(m, "O")] = _left(tb, e, wm["O"])
+            groups["between_layers"].append(tb.vector(parts))
     out = {}
     for name, cols in groups.items():
-        mat = np.array(cols, dtype=dtype).T if cols else np.zeros((total, 0), dtype=dtype)
+        mat = np.array(cols, dtype=tb.dtype).T if cols else np.zeros((tb.total, 0), dtype=tb.dtype)
         out[name] = mat % prime if prime is not None else mat
+    return out
+
+
+def _left(tb: _Tangents, e: np.ndarray, stack: np.ndarray) -> np.ndarray:
+    return np.stack([tb.matmul(e, m) for m in stack])
+
+
+def _right(tb: _Tangents, stack: np.ndarray, e: np.ndarray) -> np.ndarray:
+    return np.stack([tb.matmul(m, e) for m in stack])
+
+
+def _add(tb: _Tangents, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return a + b if tb.prime is None else (a + b) % tb.prime
+
+
+def _head_mixing(tb: _Tangents, i: int, w: dict[str, np.ndarray], neg) -> list[np.ndarray]:
+    """Tangents of G in GL(H) acting on (A_h)_h and (V_h)_h: for h != k, dA_h = A_k, dV_k = -V_h.
+
+    dA_h = Q_h^T dK_h, solved by dK_h = Q_h (Q_h^T Q_h)^{-1} A_k (Q_h^T has full row rank for a >= d).
+    """
+    q, k, v = w["Q"], w["K"], w["V"]
+    heads = q.shape[0]
+    out = []
+    for h in range(heads):
+        qt = q[h].T
+        gram = tb.matmul(qt, q[h])
+        if tb.prime is None:
+            solve = lambda rhs, g=gram, qh=q[h]: qh @ np.linalg.solve(g, rhs)  # noqa: E731
+        else:
+            inv = inverse_mod(gram, tb.prime)
+            solve = lambda rhs, g=inv, qh=q[h]: tb.matmul(qh, tb.matmul(g, rhs))  # noqa: E731
+        for kk in range(heads):
+            if kk == h:
+                continue
+            a_k = tb.matmul(q[kk].T, k[kk])
+            out.append(tb.vector({(i, "K"): tb.head(i, "K", h, solve(a_k)),
+                                  (i, "V"): tb.head(i, "V", kk, neg(v[h]))}))
     return out

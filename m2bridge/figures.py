@@ -78,6 +78,23 @@ def quartic_d2() -> tuple[sympy.Expr, list[sympy.Symbol]]:
     return eqs[0], list(coords)
 
 
+def _slice_points(sliced: sympy.Expr, xyz: tuple, xs: np.ndarray) -> list[tuple[float, float, float]]:
+    """Real points (x, y, z) of the sliced quartic with x, y on the grid ``xs`` and |z| < 2.5."""
+    x, y, z = xyz
+    poly_z = sympy.Poly(sympy.expand(sliced), z)
+    coeffs = [sympy.lambdify((x, y), co, "numpy") for co in poly_z.all_coeffs()]
+    pts = []
+    for xv in xs:
+        for yv in xs:
+            cs = [float(np.real(complex(f(xv, yv)))) for f in coeffs]
+            if abs(cs[0]) < 1e-12:
+                continue
+            for root in np.roots(cs):
+                if abs(root.imag) < 1e-7 and abs(root.real) < 2.5:
+                    pts.append((xv, yv, root.real))
+    return pts
+
+
 def figure1(out: str | Path = "figure1.png", seed: int = 0, grid: int = 90) -> dict[str, Any]:
     """The d=2, d'=1 neuromanifold cut by the affine slice q2 = y1^2 + z y1 y2 + y2^2 ... (see below).
 
@@ -94,25 +111,16 @@ def figure1(out: str | Path = "figure1.png", seed: int = 0, grid: int = 90) -> d
 
     quartic, (p0, p1, p2, r0, r1, r2) = quartic_d2()
     x, y, z = sympy.symbols("x y z")
-    r, c = sympy.Integer(1), sympy.Integer(1)
-    if seed:
-        choices = [sympy.Rational(n, dd) for n in range(-6, 7) for dd in (1, 2) if n and abs(n) <= 3 * dd]
-        rng = np.random.default_rng(seed)
-        r, c = (choices[int(i)] for i in rng.integers(0, len(choices), size=2))
-    sliced = sympy.expand(quartic.subs({p0: x, p1: y, p2: 1, r0: r, r1: z, r2: c}))
-    poly_z = sympy.Poly(sliced, z)
-    coeffs = [sympy.lambdify((x, y), co, "numpy") for co in poly_z.all_coeffs()]
     xs = np.linspace(-2.5, 2.5, grid)
-    pts = []
-    for xv in xs:
-        for yv in xs:
-            cs = [complex(f(xv, yv)) if callable(f) else complex(f) for f in coeffs]
-            cs = [np.real(v) for v in cs]
-            if abs(cs[0]) < 1e-12:
-                continue
-            for root in np.roots(cs):
-                if abs(root.imag) < 1e-7 and abs(root.real) < 2.5:
-                    pts.append((xv, yv, root.real))
+    r, c = sympy.Integer(1), sympy.Integer(1)
+    rng = np.random.default_rng(seed)
+    choices = [sympy.Rational(n, dd) for n in range(-6, 7) for dd in (1, 2) if n and abs(n) <= 3 * dd]
+    for _ in range(50):  # other seeds: slices drawn until one shows a surface in the box
+        if seed:
+            r, c = (choices[int(i)] for i in rng.integers(0, len(choices), size=2))
+        pts = _slice_points(quartic.subs({p0: x, p1: y, p2: 1, r0: r, r1: z, r2: c}), (x, y, z), xs)
+        if not seed or len(pts) >= grid * grid // 4:
+            break
     pts_arr = np.array(pts)
     # singular curve: q1 proportional to q2 = (r, z, c): q1 = (x, y, 1) = lambda (r, z, c) => lambda = 1/c
     zs = np.linspace(-2.5, 2.5, 400)

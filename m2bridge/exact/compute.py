@@ -312,7 +312,7 @@ def random_point(param: Parametrization, seed: int) -> dict[sympy.Symbol, int]:
 
 def _number(value: Any, where: str) -> sympy.Rational:
     """An exact rational from an int, a float or a string such as '3/4'; anything else is refused."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+    if isinstance(value, bool) or not isinstance(value, (int, float, str, sympy.Rational)):
         raise ValueError(f"{where}: expected a number (or a fraction as a string, e.g. \"3/4\"), got {value!r}")
     try:
         out = sympy.Rational(value)

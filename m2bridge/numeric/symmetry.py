@@ -5,7 +5,11 @@ that should lie in the kernel of the Jacobian.  Candidates, per layer: the
 scaling (c A_h, V_h / c) of each head (lightning), the query/key gauge GL(a) of
 each head, the value gauge GL(b) of each head with a value rank, the mixing of
 heads GL(H) (lightning heads with free attention and value matrices: the layer
-is linear in sum_h vec(A_h) vec(V_h)^T, which G in GL(H) preserves), and a change
+is linear in sum_h vec(A_h) vec(V_h)^T, which G in GL(H) preserves), the shift between two
+heads of a lightning layer with one output row (d_out = 1, V_h = v_h^T): A_h -> A_h + v_g c^T,
+A_g -> A_g - v_h c^T for any c, since sum_i [(v_h.x_i)(v_g.x_i) - (v_g.x_i)(v_h.x_i)] (c.x_j) = 0
+(found by this project: the kernel of the Jacobian of two heads on d = 3, d' = 1 has d more
+directions than the other groups explain), and a change
 of basis GL(d) of the residual stream between two layers without skip connections
 (layers with skip connections in between are conjugated).  Whether each is a
 symmetry is *checked* against the Jacobian by the caller, never assumed.
@@ -19,7 +23,7 @@ from ..architecture import AttentionNetwork
 from .jacobian import Weights
 from .modular import inverse_mod, matmul_mod
 
-GROUPS = ("scaling", "qk_gauge", "value_gauge", "head_mixing", "between_layers")
+GROUPS = ("scaling", "qk_gauge", "value_gauge", "head_mixing", "head_shift", "between_layers")
 
 
 def _units(n: int, dtype: type) -> list[np.ndarray]:
@@ -72,7 +76,7 @@ class _Tangents:
 def proven_groups(arch: AttentionNetwork) -> set[str]:
     """The candidate groups that are symmetries of ``arch`` by the algebra (module docstring):
     scaling and head mixing act only on lightning attention (softmax is not homogeneous in A)."""
-    return set(GROUPS) if not arch.softmax else set(GROUPS) - {"scaling", "head_mixing"}
+    return set(GROUPS) if not arch.softmax else set(GROUPS) - {"scaling", "head_mixing", "head_shift"}
 
 
 def symmetry_tangents(arch: AttentionNetwork, weights: Weights, prime: int | None = None) -> dict[str, np.ndarray]:
@@ -102,6 +106,8 @@ def symmetry_tangents(arch: AttentionNetwork, weights: Weights, prime: int | Non
                                                             (i, "U"): tb.head(i, "U", h, neg(tb.matmul(e, u)))}))
         if not arch.softmax and "V" in w and layer.heads > 1 and layer.rank >= layer.d_in:
             groups["head_mixing"] += _head_mixing(tb, i, w, neg)
+            if layer.d_out == 1:
+                groups["head_shift"] += _head_shift(tb, i, w, neg)
     # residual streams: GL(d_i) between the output of a layer without skip connection and the next
     # layer without one; layers with skip connections in between are conjugated (V -> C V C^-1)
     for i, layer in enumerate(specs):
@@ -143,26 +149,45 @@ def _add(tb: _Tangents, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a + b if tb.prime is None else (a + b) % tb.prime
 
 
-def _head_mixing(tb: _Tangents, i: int, w: dict[str, np.ndarray], neg) -> list[np.ndarray]:
-    """Tangents of G in GL(H) acting on (A_h)_h and (V_h)_h: for h != k, dA_h = A_k, dV_k = -V_h.
+def _attention_solver(tb: _Tangents, q: np.ndarray):
+    """dA -> dK with Q^T dK = dA: dK = Q (Q^T Q)^{-1} dA (Q^T has full row rank for a >= d)."""
+    gram = tb.matmul(q.T, q)
+    if tb.prime is None:
+        return lambda rhs: q @ np.linalg.solve(gram, rhs)
+    inv = inverse_mod(gram, tb.prime)
+    return lambda rhs: tb.matmul(q, tb.matmul(inv, rhs))
 
-    dA_h = Q_h^T dK_h, solved by dK_h = Q_h (Q_h^T Q_h)^{-1} A_k (Q_h^T has full row rank for a >= d).
-    """
+
+def _head_mixing(tb: _Tangents, i: int, w: dict[str, np.ndarray], neg) -> list[np.ndarray]:
+    """Tangents of G in GL(H) acting on (A_h)_h and (V_h)_h: for h != k, dA_h = A_k, dV_k = -V_h."""
     q, k, v = w["Q"], w["K"], w["V"]
     heads = q.shape[0]
     out = []
     for h in range(heads):
-        qt = q[h].T
-        gram = tb.matmul(qt, q[h])
-        if tb.prime is None:
-            solve = lambda rhs, g=gram, qh=q[h]: qh @ np.linalg.solve(g, rhs)  # noqa: E731
-        else:
-            inv = inverse_mod(gram, tb.prime)
-            solve = lambda rhs, g=inv, qh=q[h]: tb.matmul(qh, tb.matmul(g, rhs))  # noqa: E731
+        solve = _attention_solver(tb, q[h])
         for kk in range(heads):
             if kk == h:
                 continue
             a_k = tb.matmul(q[kk].T, k[kk])
             out.append(tb.vector({(i, "K"): tb.head(i, "K", h, solve(a_k)),
                                   (i, "V"): tb.head(i, "V", kk, neg(v[h]))}))
+    return out
+
+
+def _head_shift(tb: _Tangents, i: int, w: dict[str, np.ndarray], neg) -> list[np.ndarray]:
+    """For heads h < g of a layer with d_out = 1 and each unit vector c = e_k: dA_h = v_g c^T, dA_g = -v_h c^T."""
+    q, v = w["Q"], w["V"]
+    heads, _, d = q.shape
+    solvers = [_attention_solver(tb, q[h]) for h in range(heads)]
+    out = []
+    for h in range(heads):
+        for g in range(h + 1, heads):
+            for kk in range(d):
+                c = np.zeros((1, d), dtype=tb.dtype)
+                c[0, kk] = 1
+                da_h = tb.matmul(v[g].reshape(d, 1), c)  # v[g] is the 1 x d value row
+                da_g = neg(tb.matmul(v[h].reshape(d, 1), c))
+                block = np.stack([solvers[x](da_h) if x == h else solvers[x](da_g) if x == g
+                                  else np.zeros_like(w["K"][x]) for x in range(heads)])
+                out.append(tb.vector({(i, "K"): block}))
     return out

@@ -72,7 +72,8 @@ def write_report(out_dir: str | Path = "report") -> Path:
     out.mkdir(parents=True, exist_ok=True)
     sections: list[str] = []
     t0 = time.perf_counter()
-    steps = ["Cor. 3.3", "Thm. 3.2", "Thm. 3.4", "Eq. 14", "Thm. 3.9", "Eq. 16 / Figure 3", "Figure 1"]
+    steps = ["Cor. 3.3", "Thm. 3.2", "Thm. 3.4", "Eq. 14", "Thm. 3.9", "Eq. 16 / Figure 3", "Figure 1",
+             "beyond the paper"]
     with Progress() as progress:
         task = progress.add_task("reproducing the paper", total=len(steps))
 
@@ -159,6 +160,12 @@ def write_report(out_dir: str | Path = "report") -> Path:
 
         f1 = figure1(out / "figure1.png")
         sections.append(_section("Figure 1", [f"Slice: {f1['slice']}. {f1['summary']}.", "", "![Figure 1](figure1.png)"]))
+        progress.advance(task)
+
+        from .beyond import multi_head_section, twins_section
+
+        sections.append(_section("Beyond the paper: several heads", multi_head_section()))
+        sections.append(_section("Beyond the paper: causal masks and skip connections", twins_section()))
         progress.advance(task)
 
     text = ("# m2bridge: the paper's claims, recomputed\n\nHenry, Marchetti, Kohn, *Geometry of Lightning "

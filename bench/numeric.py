@@ -7,6 +7,9 @@
 2. Scale: lightning l=4, a=8, growing widths up to > 5,000 parameters, exact mod p: time and peak
    memory against the number of parameters (each size in its own process).
 3. Deep lightning l=4 and l=5 at small widths: exact mod p beside float64 and the formula.
+4. Variants (heads, value ranks, causal masks, skip connections): seconds per parameter beside the
+   single-head path at about the same parameter count, and a >= 5,000-parameter network with all
+   four variants (certified dimension, time, peak memory; each in a fresh process).
 
 Usage: python bench/numeric.py [--quick] [--no-torch]
 """
@@ -121,6 +124,49 @@ def scale(quick: bool) -> None:
               f"{r['peak_gib']:8.2f}  {certified}{growth}")
 
 
+VARIANT_CHILD = """
+import json, resource, sys, time
+from m2bridge.architecture import LightningAttention
+from m2bridge.numeric.dimension import numeric_dimension
+d, a, l, h, b = (int(v) for v in sys.argv[1:6])
+variant = h > 0
+kw = dict(heads=h, value_ranks=b, causal=True, residual=True) if variant else {}
+arch = LightningAttention((d,) * (l + 1), (a,) * l, 2, **kw)
+r = numeric_dimension(arch, fiber=True)
+print(json.dumps({"label": arch.label(), "parameters": arch.parameters, "dimension": r.dimension,
+                  "certificate": r.certificate, "seconds": r.seconds, "samples": r.samples,
+                  "unexplained": r.fiber.unexplained,
+                  "peak_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}))
+"""
+
+
+def variants(quick: bool) -> None:
+    """Per layer: plain 2 a d + d^2 parameters; variant (H=2, a/2 each, value rank b) H (a d + 2 b d)."""
+    cases = [((16, 8, 4, 0, 0), (13, 4, 4, 2, 6)), ((24, 8, 4, 0, 0), (22, 4, 4, 2, 6))]
+    big = (32, 4, 4, 2, 6)
+    if quick:
+        cases = cases[:1]
+    print("\n== Variants beside the single-head path (lightning, t=2, exact mod p, fresh process each) ==")
+    print(f"{'architecture':62s} {'params':>6s} {'dim':>5s} {'certificate':19s} {'s':>6s} {'us/param':>8s} {'GiB':>5s}")
+
+    def one(args: tuple) -> dict:
+        out = subprocess.run([sys.executable, "-c", VARIANT_CHILD, *map(str, args)], capture_output=True,
+                             text=True, check=True)
+        r = json.loads(out.stdout)
+        print(f"{r['label']:62s} {r['parameters']:6d} {r['dimension']:5d} {r['certificate']:19s} "
+              f"{r['seconds']:6.2f} {1e6 * r['seconds'] / r['parameters']:8.1f} {r['peak_gib']:5.2f}")
+        return r
+
+    for plain, variant in cases:
+        p, v = one(plain), one(variant)
+        ratio = (v["seconds"] / v["parameters"]) / (p["seconds"] / p["parameters"])
+        print(f"   cost per parameter, variant / single-head: {ratio:.2f}x")
+    if not quick:
+        r = one(big)
+        print(f"   {r['parameters']} parameters with heads, value ranks, a causal mask and skip connections: "
+              f"{r['certificate']} in {r['seconds']:.1f} s, {r['peak_gib']:.2f} GiB")
+
+
 def deep(quick: bool) -> None:
     cases = [((3,) * 5, (2,) * 4), ((3,) * 5, (3,) * 4), ((2,) * 6, (2,) * 5), ((3,) * 6, (2,) * 5)]
     if quick:
@@ -151,6 +197,7 @@ def main() -> None:
             with_torch = False
     figure3_sweep(args.quick, with_torch)
     deep(args.quick)
+    variants(args.quick)
     scale(args.quick)
 
 

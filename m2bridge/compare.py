@@ -273,7 +273,7 @@ def print_table(rows: list[dict[str, Any]], methods: tuple[str, ...]) -> None:
         for c in cols[:-1]:
             v = r.get(c)
             if c in ("numeric", "exact") and v is None:
-                v = r.get(f"{c}_error", "")
+                v = r.get(f"{c}_error", "").split(":")[0]  # refused / timeout / error; JSON has the reason
             elif c == "numeric" and r.get("numeric_certain") is False:
                 v = f">= {v}"
             elif c == "formula" and r.get("formula_is_naive_count"):

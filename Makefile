@@ -15,3 +15,4 @@ bench: setup
 	.venv/bin/python bench/bridge.py
 	.venv/bin/python bench/exact.py
 	.venv/bin/python bench/numeric.py
+	.venv/bin/python bench/startup.py

@@ -15,13 +15,12 @@ from .errors import (
     ProblemTooLarge,
 )
 from .architecture import LightningAttention, SoftmaxAttention
-from .serialize import M2Value
-from .session import Macaulay2
 
 __version__ = "0.1.0"
 
-# heavier entry points (sympy, NumPy paths) load on first use
+# heavier entry points (sympy, NumPy paths, the bridge) load on first use, so the CLI starts fast
 _LAZY = {
+    "Macaulay2": "session", "M2Value": "serialize",
     "implicitize": "exact.compute", "singular_locus": "exact.compute", "critical_points": "exact.compute",
     "fiber": "exact.compute", "exact_dimension": "exact.compute",
     "numeric_dimension": "numeric.dimension", "dimension_report": "dimension", "expected_dimension": "formulas",

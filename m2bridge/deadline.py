@@ -15,7 +15,10 @@ from .errors import RunTimeout
 
 
 class Deadline:
-    """Context manager: SIGALRM after ``seconds`` (None: no limit; only in the main thread)."""
+    """Context manager: SIGALRM after ``seconds`` (None: no limit; only in the main thread).
+
+    Inside another running deadline it does nothing: the outer limit governs (one real-time timer).
+    """
 
     def __init__(self, seconds: float | None) -> None:
         self.seconds = seconds
@@ -26,7 +29,8 @@ class Deadline:
         raise RunTimeout(self.seconds or 0.0)
 
     def __enter__(self) -> "Deadline":
-        if self.seconds and threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        if (self.seconds and threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+                and signal.getitimer(signal.ITIMER_REAL)[0] == 0):
             self._previous = signal.signal(signal.SIGALRM, self._fire)
             signal.setitimer(signal.ITIMER_REAL, self.seconds)
             self._armed = True

@@ -17,7 +17,7 @@ from typing import Any
 from . import __version__
 from .architecture import AttentionNetwork, make_architecture
 from .deadline import Deadline
-from .errors import M2BridgeError, RunTimeout, SchedulerUnreachable
+from .errors import M2BridgeError, M2Timeout, RunTimeout, SchedulerUnreachable
 from .formulas import expected_dimension
 
 
@@ -128,7 +128,7 @@ def compute_row(arch: AttentionNetwork, methods: tuple[str, ...], seed: int = 0,
             try:
                 row["exact"] = _exact(arch, timeout=timeout, force=False)["dimension"]
             except M2BridgeError as exc:
-                row["exact_error"] = ("timeout" if "limit" in str(exc) else "error") + f": {exc}"
+                row["exact_error"] = ("timeout" if isinstance(exc, M2Timeout) else "error") + f": {exc}"
     row["agree"] = verdict(row)
     return row
 

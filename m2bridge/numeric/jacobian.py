@@ -179,17 +179,23 @@ def flatten_weights(weights: Weights) -> np.ndarray:
     return np.concatenate([m.ravel() for layer in weights for m in layer.values()])
 
 
-def unflatten_weights(arch: AttentionNetwork, vector: np.ndarray) -> Weights:
-    out: Weights = []
+def weight_blocks(arch: AttentionNetwork) -> list[dict[str, tuple[slice, tuple[int, int, int]]]]:
+    """Per layer, each weight array's (slice of the flat weight vector, shape), in Jacobian column order."""
+    out = []
     pos = 0
     for layer in arch.layer_specs:
-        mats = {}
+        blocks = {}
         for name, shape in layer.weight_shapes().items():
             size = int(np.prod(shape))
-            mats[name] = vector[pos:pos + size].reshape(shape)
+            blocks[name] = (slice(pos, pos + size), shape)
             pos += size
-        out.append(mats)
+        out.append(blocks)
     return out
+
+
+def unflatten_weights(arch: AttentionNetwork, vector: np.ndarray) -> Weights:
+    return [{name: vector[sl].reshape(shape) for name, (sl, shape) in blocks.items()}
+            for blocks in weight_blocks(arch)]
 
 
 def map_weights(fn, weights: Weights) -> Weights:

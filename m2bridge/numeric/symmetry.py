@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..architecture import AttentionNetwork
-from .jacobian import Weights
+from .jacobian import Weights, weight_blocks
 from .modular import inverse_mod, matmul_mod
 
 GROUPS = ("scaling", "qk_gauge", "value_gauge", "head_mixing", "head_shift", "between_layers")
@@ -43,16 +43,8 @@ class _Tangents:
     def __init__(self, arch: AttentionNetwork, prime: int | None):
         self.prime = prime
         self.dtype = np.int64 if prime is not None else np.float64
-        self.slices: list[dict[str, tuple[slice, tuple]]] = []
-        pos = 0
-        for layer in arch.layer_specs:
-            blocks = {}
-            for name, shape in layer.weight_shapes().items():
-                size = int(np.prod(shape))
-                blocks[name] = (slice(pos, pos + size), shape)
-                pos += size
-            self.slices.append(blocks)
-        self.total = pos
+        self.slices = weight_blocks(arch)
+        self.total = arch.parameters
 
     def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return a @ b if self.prime is None else matmul_mod(a % self.prime, b % self.prime, self.prime)

@@ -1,5 +1,5 @@
 # Two commands do all the set-up on a fresh Debian machine (see README.md).
-.PHONY: run test setup bench
+.PHONY: run test test-compat setup bench
 
 setup:
 	bash scripts/setup.sh
@@ -10,6 +10,10 @@ run: setup
 
 test: setup
 	cd tests && M2BRIDGE_REQUIRE_M2=1 ../.venv/bin/python -m pytest -q -p no:cacheprovider
+
+# the bridge, exact and example tests again against Macaulay2 1.26 (passagemath-macaulay2 wheel)
+test-compat: setup
+	bash scripts/m2-compat.sh
 
 bench: setup
 	.venv/bin/python bench/bridge.py

@@ -4,6 +4,8 @@
    (reverse-mode projected Jacobian; float64 SVD for softmax, exact rank mod p for lightning) beside
    the paper-style method (PyTorch, one reverse pass per output, float32, default matrix_rank
    tolerance, N=250 inputs). Needs torch (bench-only: `pip install torch`).
+   Then `m2bridge figure3 --json` as a whole process (start-up included) beside the paper-style method
+   as a whole process (torch import included) on the same softmax Figure-3 sweep at N=250.
 2. Scale: lightning l=4, a=8, growing widths up to > 5,000 parameters, exact mod p: time and peak
    memory against the number of parameters (each size in its own process).
 3. Deep lightning l=4 and l=5 at small widths: exact mod p beside float64 and the formula.
@@ -11,7 +13,9 @@
    single-head path at about the same parameter count, and a >= 5,000-parameter network with all
    four variants (certified dimension, time, peak memory; each in a fresh process).
 
-Usage: python bench/numeric.py [--quick] [--no-torch]
+Usage: python bench/numeric.py [--quick] [--no-torch] [--torch-python PATH]
+(--torch-python: a Python that has torch, when the m2bridge venv has none; it imports m2bridge from this
+checkout, so it needs numpy too.)
 """
 
 from __future__ import annotations
@@ -90,6 +94,46 @@ def figure3_sweep(quick: bool, with_torch: bool) -> None:
         print(f"             paper-style {total['paper']:.1f} s; ranks equal to the formula: {right['paper']}/{n}; "
               f"speed-up {total['paper'] / total['ours']:.0f}x (adaptive N), "
               f"{total['paper'] / total['ours250']:.0f}x (N=250)")
+
+
+PAPER_FIGURE3_CHILD = """
+import sys, time
+t0 = time.perf_counter()
+sys.path[:0] = sys.argv[1:3]
+from numeric import paper_style_rank
+from m2bridge.architecture import SoftmaxAttention
+ranks = [paper_style_rank(SoftmaxAttention((d,) * 3, (2, 2), 3))[0] for d in range(3, 11)]
+print(ranks, time.perf_counter() - t0)
+"""
+
+
+def figure3_whole_process(torch_python: str | None) -> None:
+    """`m2bridge figure3 --json` (fresh process, best of 3) beside the paper-style sweep (fresh process)."""
+    from pathlib import Path
+
+    print("\n== Figure 3 as a whole process: `m2bridge figure3 --json` beside the paper-style script "
+          "(softmax, delta=3..10, N=250, start-up and imports included) ==")
+    exe = str(Path(sys.executable).with_name("m2bridge"))
+    runs = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        out = subprocess.run([exe, "figure3", "--json"], capture_output=True, text=True, check=True)
+        runs.append(time.perf_counter() - t0)
+    ours = [r["estimated"] for r in json.loads(out.stdout)]
+    expected = [r["expected"] for r in json.loads(out.stdout)]
+    print(f"m2bridge figure3 --json: {min(runs):.2f} s (best of 3; runs {', '.join(f'{r:.2f}' for r in runs)}); "
+          f"ranks {ours}, equal to Eq. 16: {sum(a == b for a, b in zip(ours, expected))}/8")
+    if torch_python is None:
+        return
+    root = str(Path(__file__).resolve().parents[1])
+    t0 = time.perf_counter()
+    out = subprocess.run([torch_python, "-c", PAPER_FIGURE3_CHILD, str(Path(__file__).parent), root],
+                         capture_output=True, text=True, check=True)
+    paper = time.perf_counter() - t0
+    ranks = json.loads(out.stdout.split("]")[0] + "]")
+    print(f"paper-style script:      {paper:.1f} s; ranks {ranks}, equal to Eq. 16: "
+          f"{sum(a == b for a, b in zip(ranks, expected))}/8")
+    print(f"speed-up of the whole process: {paper / min(runs):.0f}x")
 
 
 SCALE_CHILD = """
@@ -187,8 +231,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="smaller sweep and sizes")
     ap.add_argument("--no-torch", action="store_true", help="skip the paper-style (PyTorch) column")
+    ap.add_argument("--torch-python", help="a Python with torch for the paper-style runs (default: this one)")
     args = ap.parse_args()
-    with_torch = not args.no_torch
+    with_torch = not args.no_torch and args.torch_python is None
     if with_torch:
         try:
             import torch  # noqa: F401
@@ -196,6 +241,9 @@ def main() -> None:
             print("torch is not installed: the paper-style column is skipped (pip install torch)")
             with_torch = False
     figure3_sweep(args.quick, with_torch)
+    torch_python = args.torch_python or (sys.executable if with_torch else None)
+    if not args.no_torch:
+        figure3_whole_process(torch_python)
     deep(args.quick)
     variants(args.quick)
     scale(args.quick)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from m2bridge.architecture import LightningAttention, SoftmaxAttention
 from m2bridge.dimension import dimension_report
-from m2bridge.figures import figure3
+from m2bridge.figure3 import figure3
 
 cases = [
     LightningAttention((2, 1), 1, 2),      # one layer: exact, numeric and Cor. 3.3

@@ -10,7 +10,7 @@ import sympy
 
 from m2bridge.architecture import LightningAttention
 from m2bridge.exact.compute import critical_points, implicitize, parametrization, singular_locus
-from m2bridge.figures import figure1
+from m2bridge.figure1 import figure1
 
 arch = LightningAttention((2, 1), 2, 2)
 imp = implicitize(arch)

@@ -29,7 +29,9 @@ A = h -> matrix table(3, 3, (p, k) -> a_(h, p + 1, k + 1));
 lin = h -> sum(3, p -> v_(h, p + 1) * z_(p + 1));
 q = apply(3, k -> sum({1, 2}, h -> lin h * sum(3, p -> (A h)_(p, k) * z_(p + 1))));
 -- the 18 coordinates: the quadrics' coefficients, as polynomials in the 24 weights
-mons = flatten entries basis(2, S);
+-- (the quadratic monomials in z written out: basis(2, S) of a tower ring differs between M2 versions)
+quadMons = R -> flatten apply(3, i -> apply(toList(i..2), j -> R_i * R_j));
+mons = quadMons S;
 coords = flatten apply(q, f -> apply(mons, m -> coefficient(m, f)));
 W = coefficientRing S;
 -- (1) the common zero: v_1 x v_2 kills all three quadrics identically
@@ -44,7 +46,7 @@ atImage = resultant apply(q, f -> sub(sub(f, pt), A0));
 atRandom = resultant apply(3, k -> random(2, A0));
 -- (4) the degree: Res restricted to a random line q^a + t q^b of triples of quadrics
 T = QQ[t]; L = T[z_1..z_3, Join => false];
-lineRes = resultant apply(3, k -> sum(flatten entries basis(2, L), m -> (random(QQ) + t * random(QQ)) * m));
+lineRes = resultant apply(3, k -> sum(quadMons L, m -> (random(QQ) + t * random(QQ)) * m));
 """)
 common_zero = m2.eval("commonZero") == "true"
 rank = int(m2.eval("jacRank"))

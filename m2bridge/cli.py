@@ -198,7 +198,7 @@ def cmd_dim(args: argparse.Namespace) -> int:
 
 
 def cmd_figure1(args: argparse.Namespace) -> int:
-    from .figures import figure1
+    from .figure1 import figure1
 
     out = Path(args.out)
     if out.is_dir():
@@ -210,10 +210,12 @@ def cmd_figure1(args: argparse.Namespace) -> int:
 
 
 def cmd_figure3(args: argparse.Namespace) -> int:
-    from .figures import figure3
+    from .figure3 import figure3
 
-    check_dir_path(args.out, "--out")
-    rows = figure3(args.out, samples=args.samples, seed=args.seed, lightning=args.lightning)
+    out = args.out if args.out is not None or args.json else "."  # --json alone: the rows, no picture
+    if out is not None:
+        check_dir_path(out, "--out")
+    rows = figure3(out, samples=args.samples, seed=args.seed, lightning=args.lightning)
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
@@ -225,7 +227,7 @@ def cmd_figure3(args: argparse.Namespace) -> int:
                 line += (f"   lightning: mod p={r['lightning_estimated']:4d}  Eq.14={r['lightning_expected']:4d}  "
                          f"{'agree' if ok else 'DISAGREE'}")
             print(line)
-        print(f"plot: {Path(args.out) / 'figure3.png'}")
+        print(f"plot: {Path(out) / 'figure3.png'}")
     return 0
 
 
@@ -326,7 +328,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _sub(sub, "figure3", "the paper's Figure 3 with real estimates", "figure3 --out figs",
              "figure3 --out figs --lightning --json")
-    p.add_argument("--out", default=".", help="folder to write figure3.png into (created if missing; default .)")
+    p.add_argument("--out", default=None,
+                   help="folder to write figure3.png into (created if missing; default . for the text output, "
+                        "no picture with --json unless --out is given)")
     p.add_argument("--samples", type=_positive_int, default=250, help="sampled inputs N (default 250, the paper's)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--lightning", action="store_true", help="also the lightning series (rank mod p, Eq. 14)")

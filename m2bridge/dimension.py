@@ -79,9 +79,10 @@ def _exact(arch: AttentionNetwork, timeout: float | None, force: bool,
         raise ProblemTooLarge(f"the exact dimension of {arch.label()} is beyond the exact path: "
                               "use --method numeric, or --force with a --timeout")
     t0 = time.perf_counter()
-    dim, prov = exact_dimension(arch, timeout=timeout, force=True, script_out=script_out)
-    return {"dimension": dim, "method": "exact", "seconds": round(time.perf_counter() - t0, 4),
-            "certificate": "exact", "how": prov.method, "m2_version": prov.m2_version,
+    res = exact_dimension(arch, timeout=timeout, force=True, script_out=script_out)
+    prov = res.provenance
+    return {"dimension": res.dimension, "method": "exact", "seconds": round(time.perf_counter() - t0, 4),
+            "certificate": res.certificate, "how": prov.method, "m2_version": prov.m2_version,
             "field": prov.field, "m2_script": prov.script, "certain": True}
 
 

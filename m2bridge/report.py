@@ -8,7 +8,8 @@ from pathlib import Path
 
 from .architecture import LightningAttention
 from .compare import compute_row, grid
-from .figures import figure1, figure3
+from .figure1 import figure1
+from .figure3 import figure3
 from .formulas import expected_dimension
 
 

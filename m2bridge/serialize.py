@@ -11,10 +11,14 @@ QQ                     fractions.Fraction
 RR                     float
 String, Boolean, null  str, bool, None
 List / Sequence        list / tuple
-ring element           sympy expression (int for ZZ/p elements)
-Ideal                  list of sympy expressions (its generators)
-Matrix over ZZ         numpy int64 array (dtype object if entries overflow)
-other Matrix           sympy Matrix
+element of ZZ/p        ``flint.nmod`` (python-flint: stays in its field)
+polynomial over QQ, ZZ sympy expression
+polynomial over ZZ/p   ``sympy.Poly`` with domain GF(p) (stays in its field)
+Ideal                  list of its generators, converted as above
+Matrix over ZZ         numpy int64 array (dtype object if an entry overflows int64)
+Matrix over ZZ/p       ``flint.nmod_mat``
+Matrix over QQ         sympy Matrix of sympy Rationals (exact; never floats)
+other Matrix           sympy Matrix of the entries converted as above
 anything else          :class:`M2Value` (class name and toString text)
 =====================  =============================================
 
@@ -143,6 +147,16 @@ class _Parser:
             except OverflowError:
                 arr = np.array(ints, dtype=object)
             return arr.reshape(rows, cols)
+        if tag == "f":
+            p = int(self._until(b";"))
+            return _nmod(int(self._until(b";")), p)
+        if tag == "y":
+            rows, cols, p = (int(v) for v in self._until(b":").split(b","))
+            body = self._until(b";")
+            import flint
+
+            ints = [int(v) % p for v in body.split(b",")] if body else []
+            return flint.nmod_mat(rows, cols, ints, p)
         if tag == "m":
             rows, cols = (int(v) for v in self._until(b":").split(b","))
             entries = [self.value() for _ in range(rows * cols)]
@@ -161,9 +175,35 @@ class _Parser:
         for _ in range(nterms):
             exps = tuple(int(e) for e in self._until(b";").split(b",")) if names else ()
             terms[exps] = _to_sympy(self.value())
+        moduli = {c.modulus() for c in terms.values() if _is_nmod(c)}
+        if moduli:  # a polynomial over ZZ/p: a Poly over GF(p), so it stays in its field
+            (p,) = moduli
+            field = sympy.GF(p, symmetric=False)
+            coeffs = {e: int(c) for e, c in terms.items()}
+            return sympy.Poly.from_dict(coeffs, *gens, domain=field) if gens else field(sum(coeffs.values()))
         if not gens:
             return sympy.Add(*terms.values())
         return sympy.Poly.from_dict(terms, *gens).as_expr()
+
+
+def _nmod(value: int, p: int) -> Any:
+    import flint  # python-flint, loaded when the first ZZ/p value arrives
+
+    return flint.nmod(value % p, p)
+
+
+def _is_nmod(value: Any) -> bool:
+    return type(value).__name__ == "nmod"
+
+
+def as_expression(value: Any) -> Any:
+    """A sympy expression for a polynomial from :func:`parse`: a Poly over GF(p) becomes an expression with
+    the integer coefficients M2 prints (symmetric, -(p-1)/2..(p-1)/2), to be read over the field it came from."""
+    if isinstance(value, sympy.Poly) and value.domain.is_FiniteField:
+        p = value.domain.mod
+        return sympy.Poly.from_dict({e: (int(c) + p // 2) % p - p // 2 for e, c in value.as_dict().items()},
+                                    *value.gens).as_expr()
+    return value
 
 
 def _to_sympy(value: Any) -> Any:
@@ -209,8 +249,27 @@ def m2_string_literal(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
+LONG_SUM = 64  # sums with more terms are sent as a balanced tree of parenthesized sums
+
+
 class _M2Printer(sympy.printing.str.StrPrinter):
-    """sympy's str printer with M2 syntax: ``^`` for powers and M2 variable names."""
+    """sympy's str printer with M2 syntax: ``^`` for powers and M2 variable names.
+
+    A sum of more than :data:`LONG_SUM` terms is written as a balanced tree of parenthesized sums of at
+    most that many terms: M2 parses one long ``+`` chain in quadratic time (1.26: 50 s for 50,000 terms)
+    or crashes on it (1.21), and ``sum {...}`` adds term by term (quadratic too); the tree is parsed at
+    depth log n and added in O(n log n) (50,000 terms in 3 s).
+    """
+
+    def _print_Add(self, expr, order=None):
+        terms = list(expr.args)
+        if len(terms) <= LONG_SUM:
+            return super()._print_Add(expr, order=order)
+        parts = ["(" + super(_M2Printer, self)._print_Add(sympy.Add(*terms[i:i + LONG_SUM], evaluate=False))
+                 + ")" for i in range(0, len(terms), LONG_SUM)]
+        while len(parts) > 1:
+            parts = ["(" + " + ".join(parts[i:i + 2]) + ")" for i in range(0, len(parts), 2)]
+        return parts[0]
 
     def _print_Pow(self, expr, rational=False):
         base, exp = expr.as_base_exp()
@@ -234,8 +293,8 @@ _printer = _M2Printer()
 
 
 def to_m2(obj: Any) -> str:
-    """M2 source text for a Python value (int, Fraction, str, bool, None, list, tuple,
-    sympy expression, sympy Matrix, numpy array)."""
+    """M2 source text for a Python value (int, Fraction, str, bool, None, list, tuple, sympy
+    expression or Poly, sympy Matrix, numpy array, python-flint ``nmod`` and ``nmod_mat``)."""
     if obj is None:
         return "null"
     if isinstance(obj, bool):
@@ -246,6 +305,16 @@ def to_m2(obj: Any) -> str:
         return f"({obj.numerator}/{obj.denominator})"
     if isinstance(obj, str):
         return m2_string_literal(obj)
+    if _is_nmod(obj):
+        return f"({int(obj)}_(ZZ/{obj.modulus()}))"
+    if type(obj).__name__ == "nmod_mat":
+        entries = obj.entries()
+        rows = ("{" + ", ".join(str(int(e)) for e in entries[i * obj.ncols():(i + 1) * obj.ncols()]) + "}"
+                for i in range(obj.nrows()))
+        return f"matrix(ZZ/{obj.modulus()}, {{" + ", ".join(rows) + "})"
+    if isinstance(obj, sympy.Poly):  # coefficients as integers, read in the ring of the M2 variables
+        return to_m2(obj.as_expr() if not obj.domain.is_FiniteField else
+                     sympy.Poly(obj.as_expr(), *obj.gens, domain=sympy.ZZ).as_expr())
     if isinstance(obj, np.ndarray):
         if obj.ndim != 2:
             raise ValueError("only 2-dimensional arrays can be sent to M2 as matrices")

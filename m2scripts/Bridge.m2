@@ -19,6 +19,7 @@ m2bridge'end = rid -> (m2bridge'mark("D", rid); stdio << endl << flush;);
 --   l<n>:<items>  t<n>:<items>  I<list of generators>
 --   p<list of variable names><n>:{<exponents>;<coefficient>}  (polynomial)
 --   z<rows>,<cols>:<comma separated ints>;  m<rows>,<cols>:<entries>
+--   f<p>;<int>;  (element of ZZ/p)   y<rows>,<cols>,<p>:<comma separated ints>;  (matrix over ZZ/p)
 --   o<class name string><toString string>  (anything else)
 m2bridge'str = s -> concatenate("s", toString(#s), ":", s);
 m2bridge'ser = method(Dispatch => Thing);
@@ -32,9 +33,12 @@ m2bridge'ser String := m2bridge'str;
 m2bridge'ser List := x -> concatenate("l", toString(#x), ":", apply(x, m2bridge'ser));
 m2bridge'ser Sequence := x -> concatenate("t", toString(#x), ":", apply(x, m2bridge'ser));
 m2bridge'ser Ideal := x -> concatenate("I", m2bridge'ser first entries gens x);
+m2bridge'primeField = R -> instance(R, QuotientRing) and ambient R === ZZ;
 m2bridge'ser Matrix := x -> (
     if ring x === ZZ then concatenate("z", toString numrows x, ",", toString numcols x, ":",
         demark(",", apply(flatten entries x, toString)), ";")
+    else if m2bridge'primeField ring x then concatenate("y", toString numrows x, ",", toString numcols x, ",",
+        toString char ring x, ":", demark(",", apply(flatten entries x, e -> toString lift(e, ZZ))), ";")
     else concatenate("m", toString numrows x, ",", toString numcols x, ":",
         apply(flatten entries x, m2bridge'ser)));
 m2bridge'ser RingElement := x -> (
@@ -43,7 +47,7 @@ m2bridge'ser RingElement := x -> (
         terms := listForm x;
         concatenate("p", m2bridge'ser apply(gens R, toString), toString(#terms), ":",
             apply(terms, t -> concatenate(demark(",", apply(t#0, toString)), ";", m2bridge'ser t#1))))
-    else if instance(R, QuotientRing) and ambient R === ZZ then concatenate("i", toString x, ";")
+    else if m2bridge'primeField R then concatenate("f", toString char R, ";", toString lift(x, ZZ), ";")
     else concatenate("o", m2bridge'str toString class x, m2bridge'str toString x));
 
 m2bridge'run = (rid, mode, code) -> (

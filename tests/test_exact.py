@@ -1,5 +1,6 @@
 """The exact path against the real Macaulay2, checked against the paper on small cases."""
 
+import json
 import random
 
 import pytest
@@ -36,7 +37,19 @@ def test_cor33_dimension_by_implicitization(m2, d, e, a):
     res = implicitize(arch, m2)
     assert res.dimension == expected_dimension(arch).value
     assert res.dimension == numeric_dimension(arch).dimension
-    assert res.dimension == exact_dimension(arch, m2)[0]
+    assert res.dimension == exact_dimension(arch, m2).dimension
+
+
+def test_exact_dimension_is_a_result_object(m2):
+    res = exact_dimension(LightningAttention((2, 1), 2, 2), m2)
+    assert res.dimension == 5 and res.projective_dimension == 4 and res.ambient_dimension == 6
+    assert res.certificate == "exact" and "dimension 5 (projective 4)" in str(res) and "\n" not in str(res)
+    data = res.to_dict()
+    assert data["dimension"] == 5 and data["certificate"] == "exact" and data["field"] == "QQ"
+    assert json.loads(json.dumps(data)) == data
+    assert r"\dim = 5" in res._repr_latex_()
+    modp = exact_dimension(LightningAttention((2, 1), 2, 2), m2, field="ZZ/32003")
+    assert modp.dimension == 5 and "lower bound" in modp.certificate  # rank mod p can only drop
 
 
 def test_t1_dimension_differs(m2):

@@ -22,10 +22,10 @@ import sympy
 from ..architecture import AttentionNetwork
 from ..errors import ProblemTooLarge
 from ..resources import PACKAGE_NAME, m2scripts_dir
-from ..serialize import m2_name, m2_string_literal, symbol_resets, to_m2
+from ..serialize import as_expression, m2_name, m2_string_literal, symbol_resets, to_m2
 from ..session import Macaulay2, check_field
 from .parametrization import Parametrization, build_parametrization
-from .results import Component, ComponentsResult, ImplicitResult, Provenance
+from .results import Component, ComponentsResult, ExactDimension, ImplicitResult, Provenance
 from .segre import ELIM, SegreProjection, segre_projection
 
 # Limits of the exact path (measured on 2 cores: (d, d') = (3, 1) with 18
@@ -231,6 +231,7 @@ def implicitize(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str 
     (dim, deg, hilb, gdegs, gens), prov = _run(m2, param, field, body, "append(imageData, first entries gens I)",
                                                timeout, script_out=script_out)
     prov.method = how
+    gens = [as_expression(g) for g in gens]
     return ImplicitResult(arch, param.ambient_dimension, dim, deg, gens, gdegs, hilb, param.coordinates,
                           param.reduced, param.linear_equations, prov, notes=translation_notes(arch),
                           raw_labels=param.raw_labels, raw_coefficients=param.raw,
@@ -239,10 +240,11 @@ def implicitize(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str 
 
 def exact_dimension(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
                     timeout: float | None = None, force: bool = False,
-                    script_out: str | Path | None = None) -> tuple[int, Provenance]:
+                    script_out: str | Path | None = None) -> ExactDimension:
     """Affine dimension of the closure: the rank of the Jacobian of F over the fraction field of S.
 
-    This is exact (rank over QQ(weights) in M2) and much cheaper than the kernel.
+    This is exact (rank over QQ(weights) in M2; over ZZ/p(weights) with ``field``, a lower bound for
+    the dimension over QQ) and much cheaper than the kernel.
     """
     if not force and arch.layers > 1:
         check_feasible(arch, "the exact dimension", force)
@@ -252,11 +254,11 @@ def exact_dimension(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: 
     body = "jac = jacobian F.matrix;\n"
     value, prov = _run(m2, param, field, body, "rank jac", timeout, script_out=script_out)
     prov.method = "Macaulay2: rank of the Jacobian over the fraction field of the weight ring"
-    return int(value), prov
+    return ExactDimension(arch, int(value), param.ambient_dimension, prov, notes=translation_notes(arch))
 
 
 def _components(raw: list) -> list[Component]:
-    return [Component(int(d), int(g), list(gens)) for d, g, gens in raw]
+    return [Component(int(d), int(g), [as_expression(e) for e in gens]) for d, g, gens in raw]
 
 
 def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
@@ -280,7 +282,7 @@ def critical_points(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: 
     """Components of the weights where the Jacobian of the parametrization drops rank."""
     check_feasible(arch, "the critical points", force)
     param = parametrization(arch)
-    rank, _ = exact_dimension(arch, m2, field, timeout, force)
+    rank = exact_dimension(arch, m2, field, timeout, force).dimension
     _check_minors("the critical points", arch, len(param.weights), param.ambient_dimension, rank, force)
     body = f"crit = criticalComponents(F, GenericRank => {rank});\n"
     value, prov = _run(m2, param, field, body, "apply(crit, componentInfo)", timeout, script_out=script_out)

@@ -43,6 +43,43 @@ class Component:
 
 
 @dataclass
+class ExactDimension:
+    """The affine dimension of the closure computed exactly: the generic rank of the Jacobian of the
+    parametrization over the fraction field of the weight ring (its certificate is the computation)."""
+
+    architecture: AttentionNetwork
+    dimension: int
+    ambient_dimension: int  # dimension of the linear span of the image (reduced coordinates)
+    provenance: Provenance
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def projective_dimension(self) -> int:
+        return self.dimension - 1
+
+    @property
+    def certificate(self) -> str:
+        if self.provenance.field == "QQ":
+            return "exact"
+        return f"exact over {self.provenance.field} (a lower bound for the dimension over QQ)"
+
+    def __str__(self) -> str:
+        return (f"{self.architecture.label()}: dimension {self.dimension} (projective {self.projective_dimension}) "
+                f"in a {self.ambient_dimension}-dimensional span, {self.certificate}: rank of the Jacobian over "
+                f"{self.provenance.field}(weights) [M2 {self.provenance.m2_version}, {self.provenance.seconds:.2f} s]")
+
+    def _repr_latex_(self) -> str:
+        return (rf"$\text{{{self.architecture.label()}}}:\ \dim = {self.dimension}\ "
+                rf"(\text{{{self.certificate}, M2 {self.provenance.m2_version}}})$")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.architecture.to_dict(), "dimension": self.dimension,
+                "projective_dimension": self.projective_dimension, "ambient_dimension": self.ambient_dimension,
+                "certificate": self.certificate, "method": self.provenance.method, **self.provenance.to_dict(),
+                "notes": self.notes + self.architecture.notes}
+
+
+@dataclass
 class ImplicitResult:
     """The Zariski closure of a neuromanifold in its reduced ambient space."""
 

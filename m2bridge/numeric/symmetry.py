@@ -54,7 +54,7 @@ class _Tangents:
         w = np.zeros(self.total, dtype=self.dtype)
         for (layer, name), block in parts.items():
             sl, shape = self.slices[layer][name]
-            w[sl] = np.broadcast_to(block, shape).ravel()
+            w[sl] = block.reshape(-1) if block.shape == tuple(shape) else np.broadcast_to(block, shape).ravel()
         return w
 
     def head(self, layer: int, name: str, h: int, mat: np.ndarray) -> np.ndarray:

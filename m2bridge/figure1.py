@@ -1,4 +1,4 @@
-"""The paper's Figure 1 (computed quartic, sliced) and Figure 3 (estimated vs expected dimensions)."""
+"""The paper's Figure 1: the d=2, d'=1 quartic computed by elimination, cut by a 3-dimensional slice."""
 
 from __future__ import annotations
 
@@ -8,60 +8,6 @@ from typing import Any
 import numpy as np
 import sympy
 
-from .architecture import LightningAttention, SoftmaxAttention
-from .formulas import expected_dimension
-from .numeric.dimension import numeric_dimension
-
-
-def figure3_sweep(softmax: bool = True, samples: int | None = 250, seed: int = 0,
-                  deltas: range = range(3, 11)) -> list[dict[str, Any]]:
-    """Figure 3's architectures (l=2, t=3, a_i=2, d_i=delta): computed rank beside Eq. 16 (softmax) or
-    Eq. 14 (lightning; exact rank mod p, ``samples=None`` for the adaptive count)."""
-    rows = []
-    for delta in deltas:
-        arch = (SoftmaxAttention if softmax else LightningAttention)((delta, delta, delta), (2, 2), 3)
-        res = numeric_dimension(arch, samples=samples, seed=seed, fiber=False)
-        rows.append({"delta": delta, "estimated": res.dimension, "expected": expected_dimension(arch).value,
-                     "method": res.method, "gap": res.gap, "error_bound": res.error_bound,
-                     "reliable": res.reliable, "seconds": round(res.seconds, 4)})
-    return rows
-
-
-def figure3(out_dir: str | Path = ".", samples: int = 250, seed: int = 0, deltas: range = range(3, 11),
-            lightning: bool = False) -> list[dict[str, Any]]:
-    """Softmax, l=2, t=3, a_i=2, d_i=delta: numeric rank (float64, N inputs) beside Eq. 16; writes figure3.png.
-
-    ``lightning``: also the lightning series (rank mod p beside Eq. 14), as ``lightning_estimated`` and
-    ``lightning_expected`` in each row and a second pair of curves in the plot.
-    """
-    rows = figure3_sweep(True, samples, seed, deltas)
-    if lightning:
-        for row, lrow in zip(rows, figure3_sweep(False, None, seed, deltas)):
-            row["lightning_estimated"], row["lightning_expected"] = lrow["estimated"], lrow["expected"]
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return rows
-    fig, ax = plt.subplots(figsize=(5, 3.5))
-    ds = [r["delta"] for r in rows]
-    ax.plot(ds, [r["expected"] for r in rows], "-", color="tab:blue", label="expected (Eq. 16)")
-    ax.plot(ds, [r["estimated"] for r in rows], "o", color="tab:red", label=f"estimated (Jacobian rank, N={samples})")
-    if lightning:
-        ax.plot(ds, [r["lightning_expected"] for r in rows], "--", color="tab:green", label="lightning, Eq. 14")
-        ax.plot(ds, [r["lightning_estimated"] for r in rows], "x", color="black", label="lightning, rank mod p")
-    ax.set_xlabel(r"$\delta$ (all widths)")
-    ax.set_ylabel("dimension")
-    ax.set_title("Softmax" + (" and lightning" if lightning else "") + " attention, l=2, t=3, a=2")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(out / "figure3.png", dpi=120)
-    plt.close(fig)
-    return rows
 
 
 def quartic_d2() -> tuple[sympy.Expr, list[sympy.Symbol]]:

@@ -147,6 +147,25 @@ def test_softmax_figure3_point():
     assert res.gap > 1e3
 
 
+@pytest.mark.parametrize("arch", [SoftmaxAttention((5, 5, 5), (2, 2), 3), LightningAttention((3, 3, 3), (2, 2), 2)])
+def test_given_sample_count_rank_from_a_row_sketch_is_the_whole_rank(arch):
+    # the rank of the N-input Jacobian is taken from the rows of its first inputs when they reach the
+    # symmetry bound; the whole Jacobian's rank, computed directly here, must be the same
+    from m2bridge.numeric.dimension import _rank_at
+
+    res = numeric_dimension(arch, samples=250)
+    method = "float" if arch.softmax else "modp"
+    assert res.certificate == "certified maximal" and res.rows_used is not None
+    whole = _rank_at(arch, 250, 0, None if arch.softmax else DEFAULT_PRIME, None)
+    assert whole[2].shape[0] > res.rows_used and whole[0] == res.dimension, method
+    assert res.to_dict()["rows_used"] == res.rows_used
+
+
+def test_given_sample_count_without_certificate_uses_every_row():
+    res = numeric_dimension(LightningAttention((3, 3, 3), (1, 2), 2), samples=40)  # rank 18 < bound
+    assert res.rows_used is None and res.certificate == "stable under doubling" and res.dimension == 18
+
+
 def test_wide_intermediate_layer_has_unexplained_fiber():
     res = numeric_dimension(LightningAttention((2, 4, 2), (2, 2), 2))
     assert res.fiber.unexplained > 0

@@ -135,7 +135,8 @@ def _exact_common(p: argparse.ArgumentParser) -> None:
 
 def _script_note(path: str | None) -> None:
     if path:
-        print(f"M2 script written to {path}", file=sys.stderr)
+        print(f"M2 script written to {path} (run it with `M2 --script {path}` from any folder; it loads the "
+              "M2 package AttentionGeometry, installed once with `m2bridge install-m2-package`)", file=sys.stderr)
 
 
 # ------------------------------------------------------------------ commands
@@ -143,6 +144,15 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from .doctor import run_doctor
 
     return run_doctor()
+
+
+def cmd_install_m2_package(args: argparse.Namespace) -> int:
+    from .m2package import install_m2_package
+
+    status = install_m2_package()
+    print(f"AttentionGeometry {status.describe()}: `needsPackage \"AttentionGeometry\"` and "
+          "`help lightningParametrization` work in any Macaulay2 session")
+    return 0
 
 
 def cmd_implicit(args: argparse.Namespace) -> int:
@@ -271,6 +281,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _sub(sub, "doctor", "check M2, the M2 package and Python packages", "doctor")
     p.set_defaults(func=cmd_doctor)
+
+    p = _sub(sub, "install-m2-package", "install the M2 package AttentionGeometry (with its documentation) "
+             "into your own Macaulay2, so that plain M2 sessions and exported scripts can load it",
+             "install-m2-package", "doctor")
+    p.set_defaults(func=cmd_install_m2_package)
 
     p = _sub(sub, "implicit", "implicit equations of the neuromanifold (exact, one layer)",
              "implicit --dims 2,1 --ranks 2 --tokens 2",

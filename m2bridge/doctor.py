@@ -43,6 +43,11 @@ def diagnose() -> tuple[list[tuple[str, str, str]], bool]:
             m2.load_package()
             rows.append((f"M2 package {PACKAGE_NAME}", "loads",
                          f"loaded in {time.perf_counter() - t0:.2f} s"))
+            from .m2package import package_status
+
+            status = package_status(path)
+            rows.append((f"{PACKAGE_NAME} in your M2", "current" if status.current else
+                         ("outdated" if status.installed else "not installed"), status.describe()))
             check = m2.eval('R = QQ[s,t,x,y,z,w]; toString kernel map(R, QQ[x,y,z,w], {s^3, s^2*t, s*t^2, t^3})')
             rows.append(("exact check", "twisted cubic: " + check.replace("\n", " ")[:60] + "...", ""))
     except M2BridgeError as exc:

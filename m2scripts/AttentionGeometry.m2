@@ -18,6 +18,7 @@ export {
     "singularComponents",
     "criticalComponents",
     "fiberComponents",
+    "lightningParametrization",
     "GenericRank",
     "MaxRank"
     }
@@ -103,6 +104,32 @@ fiberComponents(RingMap, List) := List => (F, point) -> (
     vals := apply(images, f -> sub(f, matrix{apply(point, v -> sub(v, coefficientRing T))}));
     I := trim ideal apply(images, vals, (f, v) -> f - v);
     apply(decompose I, trim))
+
+-- one lightning self-attention layer Y = V X (X^T A X) with A = Q^T K (X: d x t tokens), as the ring
+-- map from the coordinates of the linear span of its output coefficients to the weights
+lightningParametrization = method(Options => {CoefficientRing => QQ})
+lightningParametrization(ZZ, ZZ, ZZ, ZZ) := RingMap => o -> (d, e, a, t) -> (
+    if min(d, e, a, t) < 1 then error "lightningParametrization: d, d', a and t must be positive integers";
+    kk := o.CoefficientRing;
+    (symA, symQ, symK, symV, symX, symY) := toSequence apply({"A", "Q", "K", "V", "x", "y"}, getSymbol);
+    -- a >= d: the attention matrix A is a free d x d matrix; a < d: A = Q^T K with Q, K of size a x d
+    S := if a >= d then kk[symA_(1,1)..symA_(d,d), symV_(1,1)..symV_(e,d)]
+        else kk[symQ_(1,1)..symQ_(a,d), symK_(1,1)..symK_(a,d), symV_(1,1)..symV_(e,d)];
+    block := (offset, r, c) -> matrix table(r, c, (i, j) -> S_(offset + i*c + j));
+    Am := if a >= d then block(0, d, d) else transpose block(0, a, d) * block(a*d, a, d);
+    Vm := block(if a >= d then d*d else 2*a*d, e, d);
+    T := S[symX_(1,1)..symX_(d,t), Join => false];
+    X := matrix table(d, t, (i, j) -> T_(i*t + j));
+    Y := sub(Vm, T) * X * (transpose X * sub(Am, T) * X);
+    -- the raw coordinates: every coefficient (in S) of every output entry, entry by entry
+    raw := flatten apply(flatten entries Y, f -> apply(flatten entries last coefficients f, c -> lift(c, S)));
+    -- the reduced coordinates: the first raw coordinates that are linearly independent over kk
+    kept := {};
+    scan(select(raw, f -> f != 0), f -> (
+        cand := append(kept, f);
+        if rank last coefficients matrix {cand} == #cand then kept = cand));
+    R := kk[symY_1..symY_(#kept), Degrees => apply(kept, f -> first degree f)];
+    map(S, R, kept))
 
 beginDocumentation()
 
@@ -276,6 +303,60 @@ Inputs
 Outputs
   :List
     of prime ideals, the components of the fiber
+///
+
+doc ///
+Key
+  lightningParametrization
+  (lightningParametrization, ZZ, ZZ, ZZ, ZZ)
+  [lightningParametrization, CoefficientRing]
+Headline
+  the parametrization of one lightning self-attention layer
+Usage
+  F = lightningParametrization(d, d', a, t)
+Inputs
+  d:ZZ
+    the width of the tokens
+  d':ZZ
+    the output width (rows of V)
+  a:ZZ
+    the rank of the attention matrix (rows of Q and K)
+  t:ZZ
+    the number of tokens
+  CoefficientRing => Ring
+    the field of coefficients, QQ or ZZ/p
+Outputs
+  F:RingMap
+    from the reduced coordinates y_i to the weights
+Description
+  Text
+    The layer maps tokens X (a d x t matrix) to Y = V X (X^T A X), A = Q^T K.  Every coefficient
+    of every entry of Y, as a polynomial in X, is a polynomial in the weights; their linear span
+    has a basis of some of them, the reduced coordinates y_i, in the order the entries and their
+    monomials come.  For a >= d the weights are the entries of A (a free d x d matrix) and V;
+    for a < d those of Q, K and V.  The closure of the image (the neuromanifold) is the kernel of F.
+    The y_i are graded by their degree in the weights (2 or 3), which keeps the map homogeneous;
+    @TO imageInfo@ reports dimension and degree in the standard grading.
+  Example
+    F = lightningParametrization(2, 1, 2, 2);
+    I = implicitEquations F
+    imageInfo I
+  Text
+    The Python package m2bridge builds the same map with the paper's variants (several heads,
+    value ranks, causal masks, skip connections) and chooses the reduced coordinates its own way.
+///
+
+TEST ///
+  -- d = 2, d' = 1, t = 2: the quartic hypersurface of Theorem 3.4 in a 6-dimensional span
+  F = lightningParametrization(2, 1, 2, 2);
+  assert(numgens source F == 6);
+  I = implicitEquations F;
+  assert(numgens I == 1 and first degree I_0 == 2 * 4); -- a quartic in the y_i, each of degree 2 in (A, V)
+  assert(dim I == 5);
+  -- a = 1 < d: Q and K are 1 x 2; the Jacobian has rank 4 (the dimension), also over ZZ/p
+  G = lightningParametrization(2, 1, 1, 2, CoefficientRing => ZZ/32003);
+  assert(char ring G.matrix == 32003);
+  assert(rank jacobian G.matrix == 4);
 ///
 
 TEST ///

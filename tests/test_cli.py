@@ -17,7 +17,7 @@ def test_implicit_json(m2, tmp_path):
     data = json.loads(run("implicit", "--dims", "2,1", "--ranks", "2", "--tokens", "2", "--json",
                           "--m2-script", str(script)).stdout)
     assert data["dimension"] == 5 and data["degree"] == 4 and data["ambient_dimension"] == 6
-    assert data["generator_degrees"] == [4] and script.read_text().startswith("needsPackage")
+    assert data["generator_degrees"] == [4] and script.read_text().startswith("-- needs the Macaulay2 package AttentionGeometry")
 
 
 def test_dim_json_keys():

@@ -138,15 +138,42 @@ def test_field_zz_p(m2):
     assert res.provenance.field == "ZZ/32003" and res.degree == 4
 
 
-def test_script_reproduces_in_plain_m2(m2, tmp_path):
+def test_installed_package_scripts_and_docs(m2, tmp_path, monkeypatch):
+    # install-m2-package into a fresh home (idempotent); the exported script carries no machine path,
+    # runs with M2 --script from a fresh folder, and says how to install the package when it is missing
     import subprocess
 
+    from m2bridge.m2package import install_m2_package, package_status
+    from m2bridge.session import find_m2
+
+    exe = find_m2()
     res = implicitize(LightningAttention((2, 1), 1, 2), m2)
-    script = tmp_path / "s.m2"
+    assert "m2scripts" not in res.provenance.script and "FileName" not in res.provenance.script
+    folder = tmp_path / "fresh"
+    folder.mkdir()
+    script = folder / "s.m2"
     script.write_text(res.provenance.script + "exit 0\n")
-    out = subprocess.run(["M2", "--script", str(script)], capture_output=True, text=True, timeout=120)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    missing = subprocess.run([exe, "--script", "s.m2"], cwd=folder, capture_output=True, text=True, timeout=120)
+    assert missing.returncode == 1 and "m2bridge install-m2-package" in missing.stderr
+    assert not package_status().installed
+    first = install_m2_package()
+    again = install_m2_package()  # idempotent
+    assert first.current and again.current and first.installed_file == again.installed_file
+    out = subprocess.run([exe, "--script", "s.m2"], cwd=folder, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().startswith(f"{{{res.dimension}, {res.degree},")
+    # the installed package: its TESTs pass, its docs are there, lightningParametrization agrees with Python
+    code = (script.read_text().split("-- m2bridge:")[0]
+            + 'check "AttentionGeometry";\n'
+            + 'assert(#(help lightningParametrization) > 0);\n'
+            + "I = implicitEquations lightningParametrization(2, 1, 2, 2);\n"
+            + "print toString append(take(imageInfo I, 2), numgens I);\n")
+    (folder / "check.m2").write_text(code)
+    checked = subprocess.run([exe, "--script", "check.m2"], cwd=folder, capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stderr[-2000:]
+    python = implicitize(LightningAttention((2, 1), 2, 2), m2)
+    assert checked.stdout.strip().splitlines()[-1] == f"{{{python.dimension}, {python.degree}, 1}}"
 
 
 def test_too_large_is_refused_with_alternative():

@@ -183,7 +183,7 @@ def test_m2_script_is_written_before_the_computation(m2, tmp_path):
     out = run("implicit", "--dims", "3,1", "--ranks", "3", "--tokens", "2", "--algorithm", "kernel",
               "--m2-script", str(script), "--timeout", "6")
     assert_clean_error(out, "timeout")
-    assert script.read_text().startswith("needsPackage")
+    assert script.read_text().startswith("-- needs the Macaulay2 package AttentionGeometry")
     out = run("dim", "--dims", "2,1", "--ranks", "2", "--tokens", "2", "--method", "numeric", "--m2-script",
               str(tmp_path / "n.m2"))
     assert "no M2 script written" in out.stderr and not (tmp_path / "n.m2").exists()

@@ -21,10 +21,10 @@ import sympy
 
 from ..architecture import AttentionNetwork
 from ..errors import ProblemTooLarge
-from ..resources import PACKAGE_NAME, m2scripts_dir
-from ..serialize import as_expression, m2_name, m2_string_literal, symbol_resets, to_m2
+from ..serialize import as_expression, m2_name, symbol_resets, to_m2
 from ..session import Macaulay2, check_field
 from .parametrization import Parametrization, build_parametrization
+from ..m2package import script_header
 from .results import Component, ComponentsResult, ExactDimension, ImplicitResult, Provenance
 from .segre import ELIM, SegreProjection, segre_projection
 
@@ -165,17 +165,12 @@ def _is_homogeneous(expr: sympy.Expr, gens: list[sympy.Symbol]) -> bool:
     return expr == 0 or sympy.Poly(expr, *gens).is_homogeneous
 
 
-def package_line() -> str:
-    path = str(m2scripts_dir() / f"{PACKAGE_NAME}.m2")
-    return f"needsPackage({m2_string_literal(PACKAGE_NAME)}, FileName => {m2_string_literal(path)});\n"
-
-
 def _run(m2: Macaulay2 | None, param: Parametrization, field: str, body: str, result_expr: str,
          timeout: float | None, seed: int | None = None, script_out: str | Path | None = None) -> tuple[Any, Provenance]:
     """Run ``body`` after the ring map's set-up; the reproducing script is written to ``script_out``
     before M2 starts, so a timeout or an interrupt still leaves it."""
     setup = setup_script(param, field)
-    script = package_line() + setup + body + f"print toString({result_expr});\n"
+    script = script_header() + setup + body + f"print toString({result_expr});\n"
     if script_out:
         Path(script_out).write_text(script)
     session = m2 or default_session()

@@ -27,6 +27,13 @@ _LAZY = {
 }
 
 
+def load_ipython_extension(shell) -> None:
+    """``%load_ext m2bridge``: the ``%m2`` / ``%%m2`` magics (see :mod:`m2bridge.magic`)."""
+    from .magic import load_ipython_extension as load
+
+    load(shell)
+
+
 def __getattr__(name: str):
     if name in _LAZY:
         import importlib

@@ -9,8 +9,10 @@ import time
 from .errors import M2BridgeError, M2NotFound
 from .resources import PACKAGE_NAME, m2scripts_dir
 
-PYTHON_PACKAGES = ["sympy", "numpy", "pexpect", "rich", "tqdm", "matplotlib", "dask", "distributed", "pytest"]
-OPTIONAL = {"matplotlib": "plot", "dask": "scale", "distributed": "scale", "pytest": "test"}
+PYTHON_PACKAGES = ["sympy", "numpy", "pexpect", "rich", "tqdm", "python-flint", "matplotlib", "scikit-image",
+                   "plotly", "dask", "distributed", "pytest", "ipython", "nbclient"]
+OPTIONAL = {"matplotlib": "plot", "scikit-image": "plot", "plotly": "plot", "dask": "scale", "distributed": "scale",
+            "pytest": "test", "ipython": "notebook", "nbclient": "notebook"}
 
 
 def diagnose() -> tuple[list[tuple[str, str, str]], bool]:

@@ -67,3 +67,24 @@ def figure3(out_dir: str | Path | None = ".", samples: int = 250, seed: int = 0,
     fig.savefig(out / "figure3.png", dpi=120)
     plt.close(fig)
     return rows
+
+
+def figure3_plotly(rows: list[dict[str, Any]]):
+    """Figure 3 as an interactive plotly figure (hover shows each architecture's numbers)."""
+    import plotly.graph_objects as go
+
+    ds = [r["delta"] for r in rows]
+    traces = [go.Scatter(x=ds, y=[r["expected"] for r in rows], mode="lines", name="expected (Eq. 16)"),
+              go.Scatter(x=ds, y=[r["estimated"] for r in rows], mode="markers", marker={"size": 10},
+                         name="softmax, Jacobian rank (N=250)",
+                         customdata=[[r.get("certificate", ""), r["gap"]] for r in rows],
+                         hovertemplate="delta=%{x}<br>rank %{y}<br>%{customdata[0]}<br>gap %{customdata[1]:.3g}")]
+    if rows and "lightning_estimated" in rows[0]:
+        traces += [go.Scatter(x=ds, y=[r["lightning_expected"] for r in rows], mode="lines",
+                              line={"dash": "dash"}, name="lightning, Eq. 14"),
+                   go.Scatter(x=ds, y=[r["lightning_estimated"] for r in rows], mode="markers",
+                              marker={"symbol": "x", "size": 10}, name="lightning, rank mod p")]
+    fig = go.Figure(traces)
+    fig.update_layout(title="Attention l=2, t=3, a=2, d_i=delta: dimension", xaxis_title="delta (all widths)",
+                      yaxis_title="dimension")
+    return fig

@@ -8,9 +8,22 @@ from pathlib import Path
 
 from .architecture import LightningAttention
 from .compare import compute_row, grid
-from .figure1 import figure1
-from .figure3 import figure3
+from .figure1 import figure1, figure1_plotly
+from .figure3 import figure3, figure3_plotly
 from .formulas import expected_dimension
+
+
+def _interactive(out: Path, name: str, make) -> list[str]:
+    """Write ``name.html`` (plotly, its script once beside it as plotly.min.js) and link it; nothing
+    when plotly is not installed (the static PNG stays)."""
+    try:
+        fig = make()
+    except ImportError:
+        return []
+    fig.write_html(out / f"{name}.html", include_plotlyjs="directory", full_html=True)
+    return [f"Interactive version (rotate, zoom, hover): [{name}.html]({name}.html)", "",
+            f'<iframe src="{name}.html" title="{name}, interactive" width="100%" height="560" '
+            'style="border:0"></iframe>']
 
 
 def _section(title: str, lines: list[str]) -> str:
@@ -155,12 +168,13 @@ def write_report(out_dir: str | Path = "report") -> Path:
         lines += [f"| {r['delta']} | {r['estimated']} | {r['expected']} | {_yes(r['estimated'] == r['expected'])} | "
                   f"{r['lightning_estimated']} | {r['lightning_expected']} | "
                   f"{_yes(r['lightning_estimated'] == r['lightning_expected'])} |" for r in f3]
-        lines += ["", "![Figure 3](figure3.png)"]
+        lines += ["", "![Figure 3](figure3.png)", ""] + _interactive(out, "figure3", lambda: figure3_plotly(f3))
         sections.append(_section("Conjecture 3.10 / Eq. 16: softmax, Figure 3 (and its lightning twin, Eq. 14)", lines))
         progress.advance(task)
 
         f1 = figure1(out / "figure1.png")
-        sections.append(_section("Figure 1", [f"Slice: {f1['slice']}. {f1['summary']}.", "", "![Figure 1](figure1.png)"]))
+        sections.append(_section("Figure 1", [f"Slice: {f1['slice']}. {f1['summary']}.", "", "![Figure 1](figure1.png)",
+                                              ""] + _interactive(out, "figure1", figure1_plotly)))
         progress.advance(task)
 
         from .beyond import multi_head_section, twins_section

@@ -25,6 +25,6 @@ if [ ! -x .venv/bin/python ]; then
   echo "== creating .venv"
   "$PY" -m venv .venv
 fi
-echo "== installing m2bridge[test,plot,scale] into .venv"
+echo "== installing m2bridge[test,plot,scale,notebook] into .venv"
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q ".[test,plot,scale]"
+.venv/bin/python -m pip install -q ".[test,plot,scale,notebook]"

@@ -20,10 +20,10 @@ import numpy as np
 import sympy
 
 from ..architecture import AttentionNetwork
-from ..errors import ProblemTooLarge
+from ..errors import M2Timeout, ProblemTooLarge
 from ..serialize import as_expression, m2_name, symbol_resets, to_m2
 from ..session import Macaulay2, check_field
-from .parametrization import Parametrization, build_parametrization
+from .parametrization import Parametrization, build_parametrization, one_token_form
 from ..m2package import script_header
 from .results import Component, ComponentsResult, ExactDimension, ImplicitResult, Provenance
 from .segre import ELIM, SegreProjection, segre_projection
@@ -176,8 +176,14 @@ def _run(m2: Macaulay2 | None, param: Parametrization, field: str, body: str, re
     session = m2 or default_session()
     session.load_package()
     t0 = time.perf_counter()
-    session.eval(setup + body, timeout=timeout)
-    value = session.to_python(result_expr, timeout=timeout)
+    try:
+        session.eval(setup + body, timeout=timeout)
+        value = session.to_python(result_expr, timeout=timeout)
+    except (M2Timeout, KeyboardInterrupt):
+        # an interrupted Groebner computation can leave M2's engine inconsistent (seen: the process exits
+        # with status 1 during a later computation), so the next exact computation gets a fresh M2
+        session.close()
+        raise
     seconds = time.perf_counter() - t0
     return value, Provenance(session.version, check_field(field), seconds, script, seed)
 
@@ -290,7 +296,12 @@ def _form_notes(param: Parametrization) -> list[str]:
     notes = []
     for i, lw in enumerate(param.layers, start=1):
         each = "" if len(lw.heads) == 1 else f" ({len(lw.heads)} heads, each)"
-        if lw.form == "A":
+        spec = param.architecture.layer_specs[i - 1]
+        if lw.form == "A" and one_token_form(param.architecture, spec.effective_rank, spec.d_in):
+            notes.append(f"layer {i}: attention-matrix form{each} for rank {spec.effective_rank} < d = {spec.d_in}: "
+                         "with one token only the symmetric part of A = Q^T K acts, and for 2a >= d it fills all "
+                         "symmetric matrices, so the closure is the same (the real image may miss definite forms)")
+        elif lw.form == "A":
             notes.append(f"layer {i}: attention-matrix form{each} (A = Q^T K is a free {lw.attention.rows}x"
                          f"{lw.attention.cols} matrix; the Q,K gauge is not visible)")
         else:

@@ -52,6 +52,27 @@ def test_exact_dimension_is_a_result_object(m2):
     assert modp.dimension == 5 and "lower bound" in modp.certificate  # rank mod p can only drop
 
 
+def test_one_token_low_rank_uses_the_attention_form_with_the_same_closure(m2):
+    # t = 1, a = 2 < d = 3: only the symmetric part of Q^T K acts, and it is dense in all symmetric
+    # matrices, so the closure is the A form's (computed in seconds by the kernel)
+    arch = LightningAttention((3, 1), 2, 1)
+    res = implicitize(arch, m2)
+    assert any("symmetric part" in n for n in res.notes) and "kernel" in res.provenance.method
+    assert (res.dimension, res.degree, len(res.generators)) == (8, 21, 35)
+    # same dimension as the rank-3 layer and as the query/key map's generic rank ...
+    assert numeric_dimension(arch).dimension == numeric_dimension(LightningAttention((3, 1), 3, 1)).dimension == 8
+    # ... and points of the query/key parametrization (A = Q^T K, Q = [I | q]) lie on it, exactly
+    rng = random.Random(5)
+    for _ in range(2):
+        q = sympy.Matrix([[1, 0, rng.randint(-5, 5)], [0, 1, rng.randint(-5, 5)]])
+        k = sympy.Matrix(2, 3, lambda i, j: sympy.Rational(rng.randint(-9, 9), rng.randint(1, 4)))
+        a = q.T * k
+        point = {sympy.Symbol(f"A_{i + 1}_{j + 1}"): a[i, j] for i in range(3) for j in range(3)}
+        point.update({sympy.Symbol(f"V_1_{j + 1}"): rng.randint(-7, 7) for j in range(3)})
+        ys = {y: e.subs(point) for y, e in zip(res.coordinates, res.coordinate_map)}
+        assert all(g.subs(ys) == 0 for g in res.generators)
+
+
 def test_t1_dimension_differs(m2):
     arch = LightningAttention((2, 1), 2, 1)
     res = implicitize(arch, m2)

@@ -9,6 +9,11 @@ For (d, d') = (2,1), (2,2), (2,3), (3,1) with a = d, t = 2:
   query/key form, no reduction (what one writes by hand).
 Each run has a time limit (--limit, default 120 s); a run over it is reported as such.
 
+Then the exact dimension of small deep networks: the sympy parametrization (symbolic weights, then M2's
+rank over the fraction field; each in a fresh process with the time limit) beside the exact rank over QQ
+at a rational point in python-flint (forward mode, every output coefficient), with its certificate.
+And one token (t = 1, a < d): `implicit --dims 3,1 --ranks 2 --tokens 1` as a whole process.
+
 Usage: python bench/exact.py [--limit S] [--cases 2,1 3,1 ...]
 """
 
@@ -50,6 +55,56 @@ def _timed(fn, limit: float):
     return out, time.perf_counter() - t0
 
 
+SYMPY_DEEP_CHILD = """
+import sys, time
+from m2bridge.architecture import LightningAttention
+from m2bridge.exact.compute import exact_dimension, parametrization
+dims = tuple(int(v) for v in sys.argv[1].split(","))
+ranks = tuple(int(v) for v in sys.argv[2].split(","))
+arch = LightningAttention(dims, ranks, 2)
+t0 = time.perf_counter()
+parametrization(arch)
+built = time.perf_counter() - t0
+print(built, exact_dimension(arch, force=True).dimension, time.perf_counter() - t0)
+"""
+
+
+def deep_exact(limit: float) -> None:
+    import subprocess
+    import sys
+
+    from m2bridge.exact.jacobian_qq import qq_jacobian_rank
+
+    print("\n== Exact dimension of small deep networks: sympy parametrization + M2 beside python-flint ==")
+    print(f"{'architecture':36s} {'params':>6s} | {'sympy build s':>13s} {'+M2 rank s':>10s} {'dim':>4s} | "
+          f"{'flint s':>8s} {'rank':>4s} {'bound':>5s} certificate")
+    for dims, ranks in [((2, 2, 1), (2, 2)), ((2, 2, 2), (1, 2)), ((3, 3, 3), (2, 2)), ((2, 2, 2, 2), (2, 2, 2))]:
+        arch = LightningAttention(dims, ranks, 2)
+        try:
+            out = subprocess.run([sys.executable, "-c", SYMPY_DEEP_CHILD, ",".join(map(str, dims)),
+                                  ",".join(map(str, ranks))], capture_output=True, text=True, timeout=limit)
+            built, dim, total = out.stdout.split()
+            sym = f"{float(built):13.2f} {float(total):10.2f} {dim:>4s}"
+        except (subprocess.TimeoutExpired, ValueError):
+            sym = f"{'>' + str(int(limit)):>13s} {'':>10s} {'':>4s}"
+        r = qq_jacobian_rank(arch)
+        print(f"{arch.label():36s} {arch.parameters:6d} | {sym} | {r.seconds:8.2f} {r.rank:4d} {r.bound:5d} "
+              f"{r.certificate}")
+
+
+def one_token() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = str(Path(sys.executable).with_name("m2bridge"))
+    t0 = time.perf_counter()
+    out = subprocess.run([exe, "implicit", "--dims", "3,1", "--ranks", "2", "--tokens", "1"], capture_output=True,
+                         text=True)
+    print(f"\n== One token: implicit --dims 3,1 --ranks 2 --tokens 1 (whole process): "
+          f"{time.perf_counter() - t0:.1f} s (before: over 100 s) ==\n{out.stdout.splitlines()[0][:160]}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--limit", type=float, default=120.0, help="seconds per run")
@@ -82,6 +137,8 @@ def main() -> None:
           "the reduced coordinates; plain: kernel on all nonzero raw coefficients, Q,K form. Same ideal "
           "(checked in tests); dim is affine.")
     m2.close()
+    deep_exact(args.limit)
+    one_token()
 
 
 if __name__ == "__main__":

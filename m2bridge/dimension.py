@@ -75,7 +75,16 @@ def _exact(arch: AttentionNetwork, timeout: float | None, force: bool,
 
     if arch.softmax:
         check_feasible(arch)
-    if not force and (arch.layers > 1 or _exact_weights(arch) > EXACT_DIM_MAX_WEIGHTS):
+    if arch.layers > 1:  # deep: exact rank over QQ at a rational point (python-flint), no M2, seconds
+        from .exact.jacobian_qq import qq_jacobian_rank
+
+        res = qq_jacobian_rank(arch, force=force)
+        return {"dimension": res.rank, "method": "exact", "seconds": round(res.seconds, 4),
+                "certificate": res.certificate, "how": "exact rank over QQ of the coefficient map's Jacobian at a "
+                "rational weight point (python-flint); certified when it meets the symmetry bound",
+                "symmetry_bound": res.bound, "m2_version": None, "field": "QQ", "m2_script": None,
+                "certain": res.certified, "headline": res.headline()}
+    if not force and _exact_weights(arch) > EXACT_DIM_MAX_WEIGHTS:
         raise ProblemTooLarge(f"the exact dimension of {arch.label()} is beyond the exact path: "
                               "use --method numeric, or --force with a --timeout")
     t0 = time.perf_counter()
@@ -83,7 +92,8 @@ def _exact(arch: AttentionNetwork, timeout: float | None, force: bool,
     prov = res.provenance
     return {"dimension": res.dimension, "method": "exact", "seconds": round(time.perf_counter() - t0, 4),
             "certificate": res.certificate, "how": prov.method, "m2_version": prov.m2_version,
-            "field": prov.field, "m2_script": prov.script, "certain": True}
+            "field": prov.field, "m2_script": prov.script, "certain": True,
+            "headline": f"dimension {res.dimension} ({res.certificate})"}
 
 
 def _numeric(arch: AttentionNetwork, samples: int | None, seed: int, repeat: bool) -> dict[str, Any]:
@@ -126,9 +136,10 @@ def dimension_report(arch: AttentionNetwork, method: str = "auto", samples: int 
     if method == "exact":
         res = _exact(arch, timeout, force, script_out)
         auto = " (picked by --method auto: one small lightning layer)" if picked else ""
-        return _merge(base, res, method_picked=picked, m2_script_written=bool(script_out),
-                               text=f"{arch.label()}: dimension {res['dimension']} (exact{auto}, M2 "
-                                    f"{res['m2_version']}, {res['seconds']:.2f} s); {ftext}")
+        how = f"M2 {res['m2_version']}" if res["m2_version"] else "rank over QQ at a rational point, python-flint"
+        written = bool(script_out) and res["m2_version"] is not None
+        return _merge(base, res, method_picked=picked, m2_script_written=written,
+                      text=f"{arch.label()}: {res['headline']} (exact{auto}, {how}, {res['seconds']:.2f} s); {ftext}")
     if method == "numeric":
         res = _numeric(arch, samples, seed, repeat)
         text = res.pop("text")
@@ -145,11 +156,11 @@ def dimension_report(arch: AttentionNetwork, method: str = "auto", samples: int 
         values = {k: v["dimension"] for k, v in results.items() if v.get("dimension") is not None}
         agree = len(set(values.values())) == 1
         best = values.get("exact", values.get("numeric"))
-        certain = "exact" in values or results["numeric"]["certain"]
+        certain = results["exact"].get("certain", False) or results["numeric"]["certain"]
         script = results["exact"].pop("m2_script", None)
         lines = [f"{arch.label()}:"]
         if "exact" in values:
-            lines.append(f"  exact    {values['exact']}")
+            lines.append(f"  exact    {results['exact']['headline']}")
         lines.append(f"  numeric  {results['numeric']['headline']}")
         lines.append(f"  {ftext}")
         if not agree:

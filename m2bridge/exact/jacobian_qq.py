@@ -1,0 +1,195 @@
+"""Exact Jacobian rank of a lightning network's coefficient map at a rational weight point (python-flint).
+
+The network's output entries are polynomials in the token variables x whose coefficients are
+polynomials in the weights; the neuromanifold's dimension is the generic rank of the Jacobian of that
+coefficient map. Here it is computed exactly over QQ at one random rational weight point: the forward
+pass runs on dual numbers (a flint polynomial in x and its derivative along each weight, forward mode),
+and the rank of the derivatives' coefficient vectors is taken with flint's exact rational matrices. No
+symbolic weights are ever formed, so deep networks take seconds where the sympy parametrization took
+minutes (``bench/exact.py``). A rank at one point is a lower bound for the generic rank; it is the
+dimension when it meets the bound from the proven symmetries (parameters minus their orbit dimension).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..architecture import AttentionNetwork
+from ..errors import ArchitectureError
+
+
+class Dual:
+    """A polynomial in the tokens with its derivatives along the weights: ``value`` and {weight index: d/dw}."""
+
+    __slots__ = ("value", "tangent")
+
+    def __init__(self, value: Any, tangent: dict[int, Any] | None = None) -> None:
+        self.value = value
+        self.tangent = tangent or {}
+
+    def __add__(self, other: "Dual") -> "Dual":
+        tangent = dict(self.tangent)
+        for k, t in other.tangent.items():
+            tangent[k] = tangent[k] + t if k in tangent else t
+        return Dual(self.value + other.value, tangent)
+
+    def __mul__(self, other: "Dual") -> "Dual":
+        tangent = {k: t * other.value for k, t in self.tangent.items()}
+        for k, t in other.tangent.items():
+            term = self.value * t
+            tangent[k] = tangent[k] + term if k in tangent else term
+        return Dual(self.value * other.value, tangent)
+
+
+def _matmul(a: list[list[Dual]], b: list[list[Dual]]) -> list[list[Dual]]:
+    out = []
+    for row in a:
+        new_row = []
+        for j in range(len(b[0])):
+            acc = row[0] * b[0][j]
+            for i in range(1, len(row)):
+                acc = acc + row[i] * b[i][j]
+            new_row.append(acc)
+        out.append(new_row)
+    return out
+
+
+def _transpose(a: list[list[Dual]]) -> list[list[Dual]]:
+    return [list(col) for col in zip(*a)]
+
+
+@dataclass
+class QQRank:
+    """The exact rank of the coefficient map's Jacobian at one rational weight point."""
+
+    architecture: AttentionNetwork
+    rank: int
+    bound: int  # parameters minus the proven symmetries' orbit dimension (an upper bound for the dimension)
+    parameters: int
+    rows: int  # coefficients of the output polynomials (the Jacobian's rows)
+    seed: int
+    seconds: float
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def certified(self) -> bool:
+        return self.rank == self.bound
+
+    @property
+    def certificate(self) -> str:
+        return "certified maximal" if self.certified else "lower bound only"
+
+    def headline(self) -> str:
+        if self.certified:
+            return f"dimension {self.rank} (certified maximal: exact rank over QQ meets the symmetry bound)"
+        return (f"lower bound {self.rank} on the dimension (exact rank over QQ at one rational point; the "
+                f"symmetry bound is {self.bound})")
+
+    def __str__(self) -> str:
+        return (f"{self.architecture.label()}: {self.headline()} of {self.parameters} parameters [Jacobian of "
+                f"the {self.rows} output coefficients, forward mode in python-flint, seed={self.seed}, "
+                f"{self.seconds:.2f} s]")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.architecture.to_dict(), "dimension": self.rank, "certificate": self.certificate,
+                "certain": self.certified, "symmetry_bound": self.bound, "parameters": self.parameters,
+                "rows": self.rows, "seed": self.seed, "seconds": round(self.seconds, 4),
+                "method": "exact rank over QQ at a rational point (python-flint)",
+                "notes": self.notes + self.architecture.notes}
+
+    def _repr_latex_(self) -> str:
+        return rf"$\text{{{self.architecture.label()}}}:\ \text{{{self.headline()}}}$"
+
+
+def _weights(arch: AttentionNetwork, rng: np.random.Generator) -> list[dict[str, np.ndarray]]:
+    """A rational weight point: integers in [-9, 9], the same arrays as the numeric path's."""
+    return [{name: rng.integers(-9, 10, size=shape) for name, shape in layer.weight_shapes().items()}
+            for layer in arch.layer_specs]
+
+
+MAX_COEFFICIENTS = 2_000_000
+
+
+def coefficient_estimate(arch: AttentionNetwork) -> int:
+    """Upper bound on the output coefficients: monomials of degree <= 3^l in the d0 t token variables, per
+    output entry."""
+    from math import comb
+
+    n, degree = arch.dims[0] * arch.tokens, 3 ** arch.layers
+    return comb(n + degree, degree) * arch.dims[-1] * arch.tokens
+
+
+def qq_jacobian_rank(arch: AttentionNetwork, seed: int = 0, force: bool = False) -> QQRank:
+    """Exact rank over QQ of the Jacobian of weights -> output coefficients at a random integer point."""
+    import flint
+
+    from ..errors import ProblemTooLarge
+
+    if arch.softmax:
+        raise ArchitectureError("softmax attention is not polynomial: there is no exact Jacobian over QQ; "
+                                "use the numeric path (float64)")
+    if not force and coefficient_estimate(arch) > MAX_COEFFICIENTS:
+        raise ProblemTooLarge(f"the exact rank of {arch.label()} would handle up to {coefficient_estimate(arch):,} "
+                              f"output coefficients (limit {MAX_COEFFICIENTS:,}): use --method numeric (exact "
+                              "rank modulo a prime on sampled inputs), or --force with a --timeout")
+    t0 = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    point = _weights(arch, rng)
+    d0, t = arch.dims[0], arch.tokens
+    ctx = flint.fmpq_mpoly_ctx.get(("x", d0 * t), "lex")
+    gens = ctx.gens()
+    zero = ctx.from_dict({})
+    z = [[Dual(gens[i * t + j]) for j in range(t)] for i in range(d0)]
+    index = 0
+    for layer, w in zip(arch.layer_specs, point):
+        duals: dict[str, np.ndarray] = {}
+        for name, arr in w.items():
+            flat = []
+            for v in arr.ravel():
+                flat.append(Dual(zero + int(v), {index: zero + 1}))
+                index += 1
+            duals[name] = np.array(flat, dtype=object).reshape(arr.shape)
+        out = None
+        for h in range(layer.heads):
+            q, k = duals["Q"][h].tolist(), duals["K"][h].tolist()
+            v = duals["V"][h].tolist() if "V" in duals else _matmul(duals["O"][h].tolist(), duals["U"][h].tolist())
+            s = _matmul(_transpose(_matmul(q, z)), _matmul(k, z))  # Z^T Q^T K Z, t x t
+            if layer.causal:
+                s = [[s[i][j] if i <= j else Dual(zero) for j in range(t)] for i in range(t)]
+            head = _matmul(_matmul(v, z), s)
+            out = head if out is None else [[a + b for a, b in zip(r1, r2)] for r1, r2 in zip(out, head)]
+        if layer.residual:
+            out = [[a + b for a, b in zip(r1, r2)] for r1, r2 in zip(out, z)]
+        z = out
+    columns: dict[tuple[int, tuple[int, ...]], int] = {}
+    entries: list[tuple[int, int, Any]] = []  # (row key index, weight index, coefficient)
+    for e, dual in enumerate(x for row in z for x in row):
+        for k, poly in dual.tangent.items():
+            for monom, coeff in poly.terms():
+                key = columns.setdefault((e, monom), len(columns))
+                entries.append((key, k, coeff))
+    mat = flint.fmpq_mat(len(columns), arch.parameters)
+    for r, c, coeff in entries:
+        mat[r, c] = coeff
+    rank = mat.rank()
+    bound = arch.parameters - _symmetry_dimension(arch, point)
+    return QQRank(arch, rank, bound, arch.parameters, len(columns), seed, time.perf_counter() - t0)
+
+
+def _symmetry_dimension(arch: AttentionNetwork, point: list[dict[str, np.ndarray]]) -> int:
+    """Dimension spanned by the proven symmetries' tangents at the point (exact, modulo a large prime:
+    a rank mod p never exceeds the rank over QQ, so the bound it gives is never too small)."""
+    from ..numeric.modular import DEFAULT_PRIME, rank_mod
+    from ..numeric.symmetry import proven_groups, symmetry_tangents
+
+    p = DEFAULT_PRIME
+    weights = [{name: arr.astype(np.int64) % p for name, arr in w.items()} for w in point]
+    groups = symmetry_tangents(arch, weights, p)
+    proven = [cols for name, cols in groups.items() if name in proven_groups(arch) and cols.shape[1]]
+    if not proven:
+        return 0
+    return rank_mod(np.concatenate(proven, axis=1), p)

@@ -19,6 +19,10 @@ export {
     "criticalComponents",
     "fiberComponents",
     "lightningParametrization",
+    "Heads",
+    "ValueRank",
+    "Causal",
+    "Residual",
     "GenericRank",
     "MaxRank"
     }
@@ -107,20 +111,36 @@ fiberComponents(RingMap, List) := List => (F, point) -> (
 
 -- one lightning self-attention layer Y = V X (X^T A X) with A = Q^T K (X: d x t tokens), as the ring
 -- map from the coordinates of the linear span of its output coefficients to the weights
-lightningParametrization = method(Options => {CoefficientRing => QQ})
+lightningParametrization = method(Options => {CoefficientRing => QQ, Heads => 1, ValueRank => null,
+        Causal => false, Residual => false})
 lightningParametrization(ZZ, ZZ, ZZ, ZZ) := RingMap => o -> (d, e, a, t) -> (
     if min(d, e, a, t) < 1 then error "lightningParametrization: d, d', a and t must be positive integers";
+    H := o.Heads;
+    if not instance(H, ZZ) or H < 1 then error "lightningParametrization: Heads must be a positive integer";
+    b := o.ValueRank;
+    if b =!= null and (not instance(b, ZZ) or b < 1) then error "lightningParametrization: ValueRank must be a positive integer";
+    if o.Residual and d != e then error "lightningParametrization: a skip connection (Residual) needs d = d'";
     kk := o.CoefficientRing;
-    (symA, symQ, symK, symV, symX, symY) := toSequence apply({"A", "Q", "K", "V", "x", "y"}, getSymbol);
-    -- a >= d: the attention matrix A is a free d x d matrix; a < d: A = Q^T K with Q, K of size a x d
-    S := if a >= d then kk[symA_(1,1)..symA_(d,d), symV_(1,1)..symV_(e,d)]
-        else kk[symQ_(1,1)..symQ_(a,d), symK_(1,1)..symK_(a,d), symV_(1,1)..symV_(e,d)];
-    block := (offset, r, c) -> matrix table(r, c, (i, j) -> S_(offset + i*c + j));
-    Am := if a >= d then block(0, d, d) else transpose block(0, a, d) * block(a*d, a, d);
-    Vm := block(if a >= d then d*d else 2*a*d, e, d);
+    (symA, symQ, symK, symV, symO, symU, symX, symY) := toSequence apply({"A", "Q", "K", "V", "O", "U", "x", "y"}, getSymbol);
+    -- per head h: a >= d: a free d x d attention matrix A; a < d: A = Q^T K with Q, K of size a x d;
+    -- V free (e x d), or V = O U of rank <= b (O: e x b, U: b x d)
+    attVars := h -> if a >= d then toList(symA_(h,1,1)..symA_(h,d,d))
+        else toList(symQ_(h,1,1)..symQ_(h,a,d)) | toList(symK_(h,1,1)..symK_(h,a,d));
+    valVars := h -> if b === null then toList(symV_(h,1,1)..symV_(h,e,d))
+        else toList(symO_(h,1,1)..symO_(h,e,b)) | toList(symU_(h,1,1)..symU_(h,b,d));
+    S := kk[flatten apply(toList(1..H), h -> attVars h | valVars h)];
+    offset := 0;
+    block := (r, c) -> (m := matrix table(r, c, (i, j) -> S_(offset + i*c + j)); offset = offset + r*c; m);
+    heads := apply(toList(1..H), h -> (
+        Am := if a >= d then block(d, d) else (Qm := block(a, d); transpose Qm * block(a, d));
+        Vm := if b === null then block(e, d) else (Om := block(e, b); Om * block(b, d));
+        (Am, Vm)));
     T := S[symX_(1,1)..symX_(d,t), Join => false];
     X := matrix table(d, t, (i, j) -> T_(i*t + j));
-    Y := sub(Vm, T) * X * (transpose X * sub(Am, T) * X);
+    mask := M -> if o.Causal then matrix table(t, t, (i, j) -> if i <= j then M_(i,j) else 0_T) else M;
+    Y := sum(heads, AV -> sub(AV#1, T) * X * mask(transpose X * sub(AV#0, T) * X));
+    -- a skip connection adds the tokens themselves: coefficients 1 outside the cubic part, dropped
+    -- (the closure of the translate is the translate of the closure)
     -- the raw coordinates: every coefficient (in S) of every output entry, entry by entry
     raw := flatten apply(flatten entries Y, f -> apply(flatten entries last coefficients f, c -> lift(c, S)));
     -- the reduced coordinates: the first raw coordinates that are linearly independent over kk
@@ -310,6 +330,14 @@ Key
   lightningParametrization
   (lightningParametrization, ZZ, ZZ, ZZ, ZZ)
   [lightningParametrization, CoefficientRing]
+  [lightningParametrization, Heads]
+  [lightningParametrization, ValueRank]
+  [lightningParametrization, Causal]
+  [lightningParametrization, Residual]
+  Heads
+  ValueRank
+  Causal
+  Residual
 Headline
   the parametrization of one lightning self-attention layer
 Usage
@@ -325,6 +353,15 @@ Inputs
     the number of tokens
   CoefficientRing => Ring
     the field of coefficients, QQ or ZZ/p
+  Heads => ZZ
+    the number of attention heads, whose outputs are summed
+  ValueRank => ZZ
+    the rank b of each value matrix, V = O U (null: V free)
+  Causal => Boolean
+    the causal mask: token j attends to tokens i <= j only
+  Residual => Boolean
+    a skip connection (d = d'); it translates the image, so the coordinates, taken from the
+    attention part, and the closure are those without it
 Outputs
   F:RingMap
     from the reduced coordinates y_i to the weights
@@ -357,6 +394,11 @@ TEST ///
   G = lightningParametrization(2, 1, 1, 2, CoefficientRing => ZZ/32003);
   assert(char ring G.matrix == 32003);
   assert(rank jacobian G.matrix == 4);
+  -- variants (dimensions from m2bridge's certified numeric ranks): two heads on d = 2, d' = 1 fill
+  -- the 6-dimensional span; with the causal mask (t = 3) one head has dimension 5
+  assert(rank jacobian (lightningParametrization(2, 1, 2, 2, Heads => 2)).matrix == 6);
+  C = lightningParametrization(2, 1, 2, 3, Causal => true, CoefficientRing => ZZ/32003);
+  assert(rank jacobian C.matrix == 5);
 ///
 
 TEST ///

@@ -158,6 +158,15 @@ def cmd_install_m2_package(args: argparse.Namespace) -> int:
 def cmd_implicit(args: argparse.Namespace) -> int:
     from .exact.compute import implicitize
 
+    if args.max_degree is not None:
+        from .exact.truncated import truncated_ideal
+
+        if args.m2_script:
+            print("m2bridge: no M2 script written: --max-degree uses exact linear algebra in python-flint, "
+                  "not Macaulay2", file=sys.stderr)
+        trunc = truncated_ideal(architecture(args), args.max_degree)
+        _emit(args, trunc.to_dict(), str(trunc))
+        return 0
     res = implicitize(architecture(args), field=args.field, timeout=args.timeout, force=args.force,
                       algorithm=args.algorithm, script_out=args.m2_script)
     _script_note(args.m2_script)
@@ -290,12 +299,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = _sub(sub, "implicit", "implicit equations of the neuromanifold (exact, one layer)",
              "implicit --dims 2,1 --ranks 2 --tokens 2",
              "implicit --dims 3,1 --ranks 3 --tokens 2 --json --m2-script s.m2",
-             "implicit --dims 3,1 --ranks 3 --tokens 2 --heads 2")
+             "implicit --dims 3,2 --ranks 3 --tokens 2 --max-degree 3")
     add_architecture(p)
     _exact_common(p)
     p.add_argument("--algorithm", choices=["auto", "segre", "kernel"], default="auto",
                    help="segre: eliminate from the 2x2 (H+1)x(H+1) minors of sum_h vec(A_h) vec(V_h)^T "
                         "(attention-matrix form); kernel: of the ring map; auto: segre where it applies")
+    p.add_argument("--max-degree", type=_positive_int, metavar="K",
+                   help="the ideal degree by degree up to K only, by exact multigraded linear algebra (one "
+                        "layer, attention-matrix form): Hilbert function and minimal generator counts, "
+                        "'truncated at degree K' (reaches cases the elimination does not)")
     p.set_defaults(func=cmd_implicit)
 
     for name, fn, helptext in (("singular", "singular_locus", "singular locus of the closure, decomposed (exact)"),

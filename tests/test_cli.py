@@ -71,3 +71,12 @@ def test_paper_report(m2, tmp_path):
 def test_doctor(m2):
     out = run("doctor")
     assert "AttentionGeometry" in out.stdout
+
+
+def test_implicit_max_degree_is_truncated_and_says_so():
+    out = run("implicit", "--dims", "2,2", "--ranks", "2", "--tokens", "2", "--max-degree", "4")
+    assert out.returncode == 0 and "truncated at degree 4" in out.stdout and "5 of degree 2, 10 of degree 4" in out.stdout
+    data = json.loads(run("implicit", "--dims", "2,2", "--ranks", "2", "--tokens", "2", "--max-degree", "3",
+                          "--json").stdout)
+    assert data["complete"] is False and data["max_degree"] == 3 and data["generator_degrees"] == {"2": 5}
+    assert data["hilbert_function"][:2] == [1, 12]

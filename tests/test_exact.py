@@ -274,3 +274,34 @@ def test_qq_rank_at_a_point_equals_m2_rank_over_the_fraction_field(m2, dims, ran
 
     arch = LightningAttention(dims, ranks, 2)
     assert qq_jacobian_rank(arch).rank == exact_dimension(arch, m2).dimension
+
+
+@pytest.mark.parametrize("dims,max_degree", [((2, 1), 5), ((2, 2), 4), ((3, 1), 4)])
+def test_truncated_ideal_agrees_with_the_elimination(m2, dims, max_degree):
+    # degree-by-degree linear algebra (python-flint) against Macaulay2's complete ideal, in the degrees covered
+    from collections import Counter
+
+    from m2bridge.exact.truncated import truncated_ideal
+
+    arch = LightningAttention(dims, dims[0], 2)
+    trunc = truncated_ideal(arch, max_degree)
+    full = implicitize(arch, m2)
+    counts = Counter(full.generator_degrees)
+    assert trunc.generator_degrees == {k: v for k, v in counts.items() if k <= max_degree}
+    n = full.ambient_dimension
+    gens = ", ".join(str(g).replace("**", "^") for g in full.generators)
+    m2.eval(f"Rh = QQ[y_1..y_{n}]; Ih = ideal({gens});")
+    hf = m2.eval(f"toString apply({max_degree + 1}, k -> hilbertFunction(k, Rh/Ih))")
+    assert trunc.hilbert_function == [int(v) for v in hf.strip("{}").split(",")]
+    assert not trunc.complete and trunc.certificate == f"truncated at degree {max_degree}"
+    assert trunc.to_dict()["generator_degrees"] == {str(k): v for k, v in sorted(trunc.generator_degrees.items())}
+
+
+def test_truncated_ideal_refuses_the_query_key_form():
+    from m2bridge.errors import ArchitectureError
+    from m2bridge.exact.truncated import truncated_ideal
+
+    with pytest.raises(ArchitectureError, match="attention-matrix form"):
+        truncated_ideal(LightningAttention((3, 1), 2, 2), 3)
+    with pytest.raises(ValueError, match="positive"):
+        truncated_ideal(LightningAttention((2, 1), 2, 2), 0)

@@ -129,10 +129,9 @@ def figure1(out: str | Path = "figure1.png", seed: int = 0, grid: int = 64) -> d
     height = (tris[:, :, 2].mean(axis=1) + BOX) / (2 * BOX)
     colors = cm.viridis(height)
     colors[~mesh.in_real_image[mesh.faces].all(axis=1)] = (0.85, 0.1, 0.1, 1.0)
-    light = np.abs(np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]))  # simple shading by normal
-    norm = np.linalg.norm(light, axis=1, keepdims=True)
-    shade = 0.55 + 0.45 * np.abs((np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]) / np.maximum(norm, 1e-12))
-                                 @ np.array([0.3, 0.3, 0.9]))
+    normal = np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])  # simple shading by the normal
+    normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
+    shade = 0.55 + 0.45 * np.abs(normal @ np.array([0.3, 0.3, 0.9]))
     colors[:, :3] *= np.clip(shade, 0, 1)[:, None]
     fig = plt.figure(figsize=(6.4, 5.4))
     ax = fig.add_subplot(projection="3d")

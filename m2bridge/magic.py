@@ -52,12 +52,15 @@ def run_cell(code: str) -> M2Output | None:
     quiet = code.rstrip().endswith(";")
     # M2's value of a string runs it as lines at the prompt do, and is its last statement's value
     m2.eval(f"{CELL_VALUE} = value {m2_string_literal(code)};")
-    if quiet or m2.eval(f"{CELL_VALUE} === null") == "true":
+    if quiet:
         return None
-    text = m2.eval(f"toString {CELL_VALUE}")
-    rich = m2.eval("any({" + ", ".join(RICH_CLASSES) + "}, c -> instance(" + CELL_VALUE + ", c))") == "true"
-    latex = m2.eval(f"texMath {CELL_VALUE}") if rich else None
-    return M2Output(text, latex, m2.eval(f"toString class {CELL_VALUE}"))
+    rich = "any({" + ", ".join(RICH_CLASSES) + "}, k -> instance(c, k))"
+    info = m2.to_python(f"(c -> if c === null then null else {{toString c, toString class c, "
+                        f"if {rich} then texMath c else null}}) {CELL_VALUE}")
+    if info is None:
+        return None
+    text, m2_class, latex = info
+    return M2Output(text, latex, m2_class)
 
 
 def _split_output_option(line: str) -> tuple[str | None, str]:

@@ -21,10 +21,10 @@ import sympy
 
 from ..architecture import AttentionNetwork
 from ..errors import M2Timeout, ProblemTooLarge
+from ..m2package import script_header
 from ..serialize import as_expression, m2_name, symbol_resets, to_m2
 from ..session import Macaulay2, check_field
 from .parametrization import Parametrization, build_parametrization, one_token_form
-from ..m2package import script_header
 from .results import Component, ComponentsResult, ExactDimension, ImplicitResult, Provenance
 from .segre import ELIM, SegreProjection, segre_projection
 

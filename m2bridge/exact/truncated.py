@@ -78,18 +78,9 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int) -> TruncatedIdeal:
     t0 = time.perf_counter()
     n = param.ambient_dimension
     ctx = flint.fmpz_mpoly_ctx.get(("w", len(param.weights)), "lex")
-    gens = ctx.gens()
 
     def to_flint(expr: sympy.Expr):
-        poly = sympy.Poly(expr, *param.weights)
-        out = ctx.from_dict({})
-        for monom, coeff in poly.terms():
-            term = ctx.from_dict({}) + int(coeff)
-            for i, e in enumerate(monom):
-                if e:
-                    term = term * gens[i] ** e
-            out = out + term
-        return out
+        return ctx.from_dict({monom: int(coeff) for monom, coeff in sympy.Poly(expr, *param.weights).terms()})
 
     ys = [to_flint(e) for e in param.reduced]
     degs = [tuple(d[1:]) for d in param.coordinate_degrees]  # drop the total degree (it is k * 2)

@@ -238,13 +238,18 @@ def cmd_figure3(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
+        def verdict(value: int, formula: int, certain: bool, certificate: str, reliable: bool = True) -> str:
+            if not certain:  # a lower bound (or an unreliable rank) neither confirms nor refutes the formula
+                return f"NOT CERTAIN ({certificate}{'' if reliable else ', unreliable'})"
+            return "agree" if value == formula else "DISAGREE"
+
         for r in rows:
             line = (f"delta={r['delta']:2d}  softmax: estimated={r['estimated']:4d}  Eq.16={r['expected']:4d}  "
-                    f"{'agree' if r['estimated'] == r['expected'] else 'DISAGREE'}")
+                    + verdict(r["estimated"], r["expected"], r["certain"], r["certificate"], r["reliable"]))
             if args.lightning:
-                ok = r["lightning_estimated"] == r["lightning_expected"]
                 line += (f"   lightning: mod p={r['lightning_estimated']:4d}  Eq.14={r['lightning_expected']:4d}  "
-                         f"{'agree' if ok else 'DISAGREE'}")
+                         + verdict(r["lightning_estimated"], r["lightning_expected"], r["lightning_certain"],
+                                   r["lightning_certificate"]))
             print(line)
         print(f"plot: {Path(out) / 'figure3.png'}")
     return 0
@@ -412,6 +417,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("m2bridge: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (m2bridge ... | head): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the final flush cannot fail
+        return 0
 
 
 if __name__ == "__main__":

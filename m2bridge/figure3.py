@@ -23,7 +23,8 @@ def figure3_sweep(softmax: bool = True, samples: int | None = 250, seed: int = 0
         res = numeric_dimension(arch, samples=samples, seed=seed, fiber=False)
         rows.append({"delta": delta, "estimated": res.dimension, "expected": expected_dimension(arch).value,
                      "method": res.method, "gap": res.gap, "error_bound": res.error_bound,
-                     "reliable": res.reliable, "certificate": res.certificate, "samples": res.samples,
+                     "reliable": res.reliable, "certificate": res.certificate, "certain": res.certain,
+                     "samples": res.samples,
                      "rows_used": res.rows_used, "seconds": round(res.seconds, 4)})
     return rows
 
@@ -41,6 +42,7 @@ def figure3(out_dir: str | Path | None = ".", samples: int = 250, seed: int = 0,
     if lightning:
         for row, lrow in zip(rows, figure3_sweep(False, None, seed, deltas)):
             row["lightning_estimated"], row["lightning_expected"] = lrow["estimated"], lrow["expected"]
+            row["lightning_certificate"], row["lightning_certain"] = lrow["certificate"], lrow["certain"]
     if out_dir is None:
         return rows
     out = Path(out_dir)
@@ -55,7 +57,15 @@ def figure3(out_dir: str | Path | None = ".", samples: int = 250, seed: int = 0,
     fig, ax = plt.subplots(figsize=(5, 3.5))
     ds = [r["delta"] for r in rows]
     ax.plot(ds, [r["expected"] for r in rows], "-", color="tab:blue", label="expected (Eq. 16)")
-    ax.plot(ds, [r["estimated"] for r in rows], "o", color="tab:red", label=f"estimated (Jacobian rank, N={samples})")
+    sure = [r for r in rows if r["certain"]]
+    unsure = [r for r in rows if not r["certain"]]
+    used = max(r["samples"] for r in rows)
+    n_text = f"N={samples}" if used == samples else f"N from {samples}, doubled up to {used}"
+    ax.plot([r["delta"] for r in sure], [r["estimated"] for r in sure], "o", color="tab:red",
+            label=f"estimated (Jacobian rank, {n_text})")
+    if unsure:  # hollow: a lower bound only (or an unreliable float rank), never drawn as an estimate
+        ax.plot([r["delta"] for r in unsure], [r["estimated"] for r in unsure], "o", mfc="none", color="tab:red",
+                label="lower bound only / unreliable")
     if lightning:
         ax.plot(ds, [r["lightning_expected"] for r in rows], "--", color="tab:green", label="lightning, Eq. 14")
         ax.plot(ds, [r["lightning_estimated"] for r in rows], "x", color="black", label="lightning, rank mod p")

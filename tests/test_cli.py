@@ -80,3 +80,26 @@ def test_implicit_max_degree_is_truncated_and_says_so():
                           "--json").stdout)
     assert data["complete"] is False and data["max_degree"] == 3 and data["generator_degrees"] == {"2": 5}
     assert data["hilbert_function"][:2] == [1, 12]
+
+
+def test_figure3_text_never_reads_a_lower_bound_as_a_verdict(tmp_path):
+    # one starting sample: delta 9 and 10 stay below Eq. 16 after the doublings; the text must say the
+    # estimate is not certain instead of DISAGREE (and the JSON says the same through "certain")
+    out = run("figure3", "--samples", "1", "--out", str(tmp_path))
+    assert out.returncode == 0 and "DISAGREE" not in out.stdout
+    uncertain = [line for line in out.stdout.splitlines() if "NOT CERTAIN (lower bound only" in line]
+    assert uncertain and all(line.startswith(("delta= 9", "delta=10")) for line in uncertain)
+    rows = json.loads(run("figure3", "--samples", "1", "--json").stdout)
+    assert [r["delta"] for r in rows if not r["certain"]] == [9, 10]
+
+
+def test_closed_pipe_is_not_a_traceback():
+    # the reader closes the pipe before m2bridge writes (as `| head` does): exit quietly, no traceback
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "m2bridge.cli", "figure3", "--json"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0 and "Traceback" not in err and "BrokenPipe" not in err

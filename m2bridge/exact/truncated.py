@@ -1,13 +1,16 @@
 """The closure's ideal degree by degree, by exact multigraded linear algebra (python-flint), up to a degree.
 
 A polynomial in the reduced coordinates y vanishes on the image exactly when its pull-back to the weights
-is zero, so the degree-k part of the ideal is the kernel of a linear map. In the attention-matrix form
-each y_i is homogeneous for the torus that scales a column of A or a row of V (its multidegree,
-``Parametrization.coordinate_degrees``), so that map splits into blocks, one per multidegree, computed
-separately with flint's integer matrices (exact over QQ). Per degree: the ideal's dimension, the Hilbert
-function of the coordinate ring, and the number of minimal generators (the degree-k part modulo
-R_1 times the degree-(k-1) part). Nothing says these are all the generators: the result is "truncated
-at degree K" unless a complete computation is compared (see ``implicit --max-degree``).
+is zero, so the degree-k part of the ideal is the kernel of a linear map. That map splits into blocks, one
+per weight of the finest torus grading that makes every y homogeneous (:func:`.grading.finest_grading`),
+and blocks exchanged by a symmetry of the coordinates have the same kernel up to that symmetry
+(:func:`.grading.coordinate_symmetries`): one block per orbit is solved, with flint's integer matrices
+(exact over QQ) or matrices mod p. Per degree: the ideal's dimension, the Hilbert function of the
+coordinate ring, and the number of minimal generators (the degree-k part modulo R_1 times the
+degree-(k-1) part), optionally the generators themselves.
+
+Nothing here says these are all the generators: the result is "truncated at degree K" until
+:func:`.certificate.certify` proves the ideal they generate is the closure's.
 """
 
 from __future__ import annotations
@@ -15,13 +18,34 @@ from __future__ import annotations
 import itertools
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from dataclasses import field as _field
+from fractions import Fraction
+from math import gcd, lcm
+from pathlib import Path
+from typing import Any, Callable
 
+import flint
+import numpy as np
 import sympy
 
 from ..architecture import AttentionNetwork
 from ..errors import ArchitectureError
+from ..session import check_field
+from .grading import CoordinateMap, Monomial, coordinate_symmetries, finest_grading, identity_map
+
+Vector = dict[Monomial, int]  # a polynomial in y: sorted index tuple -> integer coefficient
+
+
+@dataclass
+class Certificate:
+    """One number of the result and how it was obtained (``value`` None: not computed)."""
+
+    value: Any
+    method: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "method": self.method}
 
 
 @dataclass
@@ -34,105 +58,384 @@ class TruncatedIdeal:
     hilbert_function: list[int]  # dim of the coordinate ring in degree k, k = 0..max_degree
     ideal_dimensions: list[int]  # dim of the ideal in degree k
     generator_degrees: dict[int, int]  # degree -> number of minimal generators in that degree
-    blocks: int  # multidegree blocks solved
+    blocks: int  # weight blocks in all degrees
+    blocks_solved: int  # one per orbit of the symmetries
+    symmetries: list[str]
+    grading_rank: int
     seconds: float
+    field: str = "QQ"
+    generators: dict[int, list[Vector]] | None = None  # minimal generators by degree (when asked for)
     complete: bool = False
-    notes: list[str] = field(default_factory=list)
+    dimension: Certificate | None = None
+    degree: Certificate | None = None
+    completeness: list[str] = _field(default_factory=list)  # the checks of the certificate, or why it failed
+    notes: list[str] = _field(default_factory=list)
 
     @property
     def certificate(self) -> str:
         return "complete" if self.complete else f"truncated at degree {self.max_degree}"
 
-    def __str__(self) -> str:
+    def generator_strings(self, limit: int | None = None) -> list[str]:
+        """Generators as M2 / sympy-readable strings, lowest degree first."""
+        if self.generators is None:
+            return []
+        out = []
+        for k in sorted(self.generators):
+            for vec in self.generators[k]:
+                out.append(polynomial_string(vec))
+                if limit is not None and len(out) >= limit:
+                    return out
+        return out
+
+    def write_generators(self, path: str | Path) -> Path:
+        """Write the generators as an M2 file defining ``R`` and ``I`` (raises ValueError when none were kept)."""
+        if self.generators is None:
+            raise ValueError("the generators were not kept: compute with generators=True (--generators-out)")
+        path = Path(path)
+        n = self.ambient_dimension
+        lines = [f"-- {self.architecture.label()}: minimal generators of the closure's ideal, {self.certificate}",
+                 f"-- counts by degree: {self.generator_degrees}; computed by m2bridge (exact linear algebra, {self.field})",
+                 f"R = {self.field}[y_1..y_{n}];", "I = ideal("]
+        gens = self.generator_strings()
+        lines += [f"  {g}{',' if i < len(gens) - 1 else ''}" for i, g in enumerate(gens)]
+        lines.append(");")
+        path.write_text("\n".join(lines) + "\n")
+        return path
+
+    def _summary(self) -> str:
         gens = ", ".join(f"{n} of degree {k}" for k, n in sorted(self.generator_degrees.items())) or "none"
-        return (f"{self.architecture.label()}: ideal of the closure {self.certificate}: minimal generators {gens}; "
-                f"Hilbert function {self.hilbert_function} (degrees 0..{self.max_degree}) in "
-                f"{self.ambient_dimension} coordinates [exact over QQ, {self.blocks} multidegree blocks, "
-                f"python-flint, {self.seconds:.2f} s]")
+        return f"minimal generators {gens}; Hilbert function {self.hilbert_function} (degrees 0..{self.max_degree})"
+
+    def __str__(self) -> str:
+        lines = [f"{self.architecture.label()}: ideal of the closure {self.certificate}: {self._summary()} in "
+                 f"{self.ambient_dimension} coordinates [exact over {self.field}, {self.blocks_solved} of "
+                 f"{self.blocks} weight blocks solved (symmetry), python-flint, {self.seconds:.2f} s]"]
+        for name, cert in (("dimension", self.dimension), ("degree", self.degree)):
+            if cert is not None:
+                value = "not computed" if cert.value is None else cert.value
+                lines.append(f"  {name} of the closure: {value} ({cert.method})")
+        if self.completeness:
+            lines.append(("  complete: " if self.complete else "  not certified complete: ")
+                         + "; ".join(self.completeness))
+        if self.generators is not None:
+            first = self.generator_strings(limit=3)
+            lines += [f"  {g} = 0" for g in first]
+            total = sum(self.generator_degrees.values())
+            if total > len(first):
+                lines.append(f"  ... {total - len(first)} more")
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.architecture.to_dict(), "max_degree": self.max_degree, "complete": self.complete,
-                "certificate": self.certificate, "ambient_dimension": self.ambient_dimension,
-                "hilbert_function": self.hilbert_function, "ideal_dimensions": self.ideal_dimensions,
-                "generator_degrees": {str(k): v for k, v in sorted(self.generator_degrees.items())},
-                "method": "multigraded linear algebra over QQ (python-flint), degree by degree",
-                "seconds": round(self.seconds, 4), "notes": self.notes + self.architecture.notes}
+        out = {**self.architecture.to_dict(), "max_degree": self.max_degree, "complete": self.complete,
+               "certificate": self.certificate, "field": self.field, "ambient_dimension": self.ambient_dimension,
+               "hilbert_function": self.hilbert_function, "ideal_dimensions": self.ideal_dimensions,
+               "generator_degrees": {str(k): v for k, v in sorted(self.generator_degrees.items())},
+               "method": f"multigraded linear algebra over {self.field} (python-flint), degree by degree",
+               "blocks": self.blocks, "blocks_solved": self.blocks_solved, "symmetries": self.symmetries,
+               "grading_rank": self.grading_rank,
+               "dimension": self.dimension.to_dict() if self.dimension else None,
+               "degree": self.degree.to_dict() if self.degree else None,
+               "completeness": self.completeness,
+               "seconds": round(self.seconds, 4), "notes": self.notes + self.architecture.notes}
+        if self.generators is not None:
+            out["first_generators"] = self.generator_strings(limit=10)
+        return out
 
     def _repr_latex_(self) -> str:
         return rf"$\text{{{self.architecture.label()}}}:\ \text{{{self.certificate}}},\ HF = {self.hilbert_function}$"
 
 
-def truncated_ideal(arch: AttentionNetwork, max_degree: int) -> TruncatedIdeal:
-    """Dimensions, Hilbert function and minimal generator counts of the closure's ideal up to ``max_degree``."""
-    import flint
+def polynomial_string(vec: Vector) -> str:
+    """``3*y_1*y_2^2 - y_4^3``: a polynomial in M2 (and sympy with ^ read as power) syntax."""
+    terms = []
+    for mono, coeff in sorted(vec.items()):
+        powers = defaultdict(int)
+        for i in mono:
+            powers[i + 1] += 1
+        body = "*".join(f"y_{i}" + (f"^{e}" if e > 1 else "") for i, e in sorted(powers.items()))
+        c = int(coeff)
+        sign = "-" if c < 0 else "+"
+        mag = abs(c)
+        terms.append((sign, body if mag == 1 else f"{mag}*{body}"))
+    text = "".join(f" {s} {t}" for s, t in terms).strip()
+    return text[2:] if text.startswith("+ ") else "-" + text[2:]
 
+
+def _primitive(values: dict[Monomial, Fraction | int]) -> Vector:
+    """Clear denominators and divide by the content; the first coefficient made positive."""
+    den = 1
+    for v in values.values():
+        den = lcm(den, Fraction(v).denominator)
+    ints = {m: int(Fraction(v) * den) for m, v in values.items() if v != 0}
+    g = 0
+    for v in ints.values():
+        g = gcd(g, v)
+    lead = ints[min(ints)]
+    g = g if lead > 0 else -g
+    return {m: v // g for m, v in ints.items()}
+
+
+class _Linear:
+    """Exact linear algebra over QQ (fmpz_mat) or ZZ/p (nmod_mat) on sparse columns."""
+
+    def __init__(self, field: str):
+        self.p = None if field == "QQ" else int(field[3:])
+
+    def matrix(self, nrows: int, ncols: int, entries: list[int]):
+        if self.p is None:
+            return flint.fmpz_mat(nrows, ncols, entries)
+        return flint.nmod_mat(nrows, ncols, [e % self.p for e in entries], self.p)
+
+    def nullspace(self, nrows: int, ncols: int, entries: list[int]) -> list[list[int]]:
+        """A basis of the kernel, as integer lists (mod p: representatives in the symmetric range)."""
+        if self.p is None:
+            # a quick rank mod a large prime: full column rank there means full rank over QQ
+            quick = flint.nmod_mat(nrows, ncols, [e % _CHECK_PRIME for e in entries], _CHECK_PRIME)
+            if quick.rank() == ncols:
+                return []
+        basis, nullity = self.matrix(nrows, ncols, entries).nullspace()
+        vectors = []
+        for j in range(nullity):
+            col = [int(basis[i, j]) for i in range(ncols)]
+            if self.p is not None:
+                col = [c - self.p if c > self.p // 2 else c for c in col]
+            vectors.append(col)
+        return vectors
+
+    def rank(self, rows: list[list[int]], ncols: int, upper: int | None = None) -> int:
+        """Rank of the rows; ``upper``: a known upper bound (the rows lie in a space of that dimension)."""
+        if not rows:
+            return 0
+        flat = [v for row in rows for v in row]
+        if self.p is None:
+            quick = flint.nmod_mat(len(rows), ncols, [e % _CHECK_PRIME for e in flat], _CHECK_PRIME)
+            r = quick.rank()
+            if r == min(len(rows), ncols, upper if upper is not None else ncols):
+                return r  # a nonzero minor mod p is nonzero over ZZ, and the rank cannot be larger
+        return self.matrix(len(rows), ncols, flat).rank()
+
+    def pivot_rows(self, rows: list[list[int]], ncols: int) -> list[int]:
+        """Indices of a maximal independent set of rows, chosen greedily from the first."""
+        if not rows:
+            return []
+        mat = self.matrix(ncols, len(rows), [rows[j][i] for i in range(ncols) for j in range(len(rows))])
+        reduced = mat.rref()[0]
+        pivots = []
+        for i in range(reduced.nrows()):
+            for j in range(reduced.ncols()):
+                if reduced[i, j] != 0:
+                    pivots.append(j)
+                    break
+        return pivots
+
+
+_CHECK_PRIME = 2**61 - 1  # rank mod this prime: a lower bound over QQ, equal to it when it is full
+
+
+def _coordinate_polys(param, field: str) -> list[dict[Monomial, int]]:
+    out = []
+    for expr in param.reduced:
+        poly = sympy.Poly(expr, *param.weights)
+        terms = {}
+        for monom, coeff in poly.terms():
+            c = sympy.Rational(coeff)
+            if c.q != 1:
+                raise ArchitectureError("a reduced coordinate has a non-integer coefficient: not supported here")
+            terms[tuple(monom)] = int(c)
+        out.append(terms)
+    return out
+
+
+def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", generators: bool = False,
+                    symmetry: bool = True, progress: Callable[[str], None] | None = None) -> TruncatedIdeal:
+    """Dimensions, Hilbert function and minimal generator counts of the closure's ideal up to ``max_degree``
+    (the generators themselves with ``generators=True``); ``symmetry=False`` solves every block."""
     from .compute import parametrization
 
     if isinstance(max_degree, bool) or int(max_degree) != max_degree or max_degree < 1:
         raise ValueError(f"max_degree must be a positive integer, got {max_degree!r}")
-    param = parametrization(arch)
-    if not param.multigraded:
-        raise ArchitectureError("degree-by-degree implicitization needs one layer in the attention-matrix form "
-                                "(a >= d, one head, a full value matrix): use the elimination (implicit without "
-                                "--max-degree)")
+    check_field(field)
+    if arch.softmax:
+        raise ArchitectureError("softmax attention is not polynomial: it has no ideal to compute")
     t0 = time.perf_counter()
-    n = param.ambient_dimension
+    param = parametrization(arch)
+    coords = _coordinate_polys(param, field)
+    n = len(coords)
+    weights = finest_grading(coords, len(param.weights))
+    syms = coordinate_symmetries(param, coords) if symmetry else []
+    linear = _Linear(field)
     ctx = flint.fmpz_mpoly_ctx.get(("w", len(param.weights)), "lex")
+    ys = [ctx.from_dict(c) for c in coords]
+    weight_arr = np.array(weights, dtype=np.int64).reshape(n, -1)
+    cache: dict[Monomial, Any] = {(): ctx.from_dict({}) + 1}
 
-    def to_flint(expr: sympy.Expr):
-        return ctx.from_dict({monom: int(coeff) for monom, coeff in sympy.Poly(expr, *param.weights).terms()})
+    def pullback(mono: Monomial):
+        got = cache.get(mono)
+        if got is None:
+            got = cache[mono] = pullback(mono[:-1]) * ys[mono[-1]]
+        return got
 
-    ys = [to_flint(e) for e in param.reduced]
-    degs = [tuple(d[1:]) for d in param.coordinate_degrees]  # drop the total degree (it is k * 2)
-    pullback: dict[tuple[int, ...], Any] = {(): ctx.from_dict({}) + 1}
-    hilbert, ideal_dims, generators = [1], [0], {}
-    kernels: dict[tuple[int, ...], list[dict[tuple[int, ...], int]]] = {}  # degree k-1 kernel, by block
-    blocks_solved = 0
+    hilbert, ideal_dims, gen_counts = [1], [0], {}
+    gens_out: dict[int, list[Vector]] | None = {} if generators else None
+    lower: _Degree | None = None
+    total_blocks = total_solved = 0
     for k in range(1, max_degree + 1):
-        blocks: dict[tuple[int, ...], list[tuple[int, ...]]] = defaultdict(list)
-        new_pullback = {}
-        for mono in itertools.combinations_with_replacement(range(n), k):  # sorted index tuples
-            new_pullback[mono] = pullback[mono[:-1]] * ys[mono[-1]]
-            weight = tuple(sum(degs[i][j] for i in mono) for j in range(len(degs[0])))
-            blocks[weight].append(mono)
-        dim_ideal, new_kernels, gens_k = 0, {}, 0
-        for weight, monos in blocks.items():
-            rows: dict[tuple[int, ...], int] = {}
-            entries = []
-            for c, mono in enumerate(monos):
-                for wmono, coeff in new_pullback[mono].terms():
-                    entries.append((rows.setdefault(wmono, len(rows)), c, int(coeff)))
-            mat = flint.fmpz_mat(len(rows), len(monos))
-            for r, c, coeff in entries:
-                mat[r, c] = coeff
-            basis, nullity = mat.nullspace()
-            blocks_solved += 1
-            if nullity == 0:
+        level = _Degree(k, n, weight_arr, syms)
+        dim_ideal, gens_k, kept = 0, 0, []
+        for rep in level.representatives:
+            monos = level.monomials(rep)
+            kernel = _block_kernel(monos, pullback, linear)
+            size = level.orbit_size[rep]
+            if not kernel:
                 continue
-            dim_ideal += nullity
-            vectors = [{monos[r]: int(basis[r, j]) for r in range(len(monos)) if basis[r, j] != 0}
-                       for j in range(nullity)]
-            new_kernels[weight] = vectors
-            # R_1 times the degree-(k-1) part of the ideal, inside this block
-            products = []
-            for i in range(n):
-                lower = tuple(w - dd for w, dd in zip(weight, degs[i]))
-                for vec in kernels.get(lower, []):
-                    products.append({tuple(sorted(m + (i,))): v for m, v in vec.items()})
-            if products:
+            level.kernels[rep] = kernel
+            dim_ideal += len(kernel) * size
+            products = lower.products(level.weight[rep], weights) if lower is not None else []
+            if generators:
+                chosen = _new_generators(products, kernel, monos, linear)
+                gens_k += len(chosen) * size
+                kept.extend(level.transport(rep, chosen))
+            else:
                 col = {m: j for j, m in enumerate(monos)}
-                pm = flint.fmpz_mat(len(products), len(monos))
+                rows = [[0] * len(monos) for _ in products]
                 for r, vec in enumerate(products):
                     for m, v in vec.items():
-                        pm[r, col[m]] = v
-                gens_k += nullity - pm.rank()
-            else:
-                gens_k += nullity
-        total = sum(len(m) for m in blocks.values())
+                        rows[r][col[m]] = v
+                gens_k += (len(kernel) - linear.rank(rows, len(monos), upper=len(kernel))) * size
+        total_blocks += len(level.weight)
+        total_solved += len(level.representatives)
+        total = sum(len(b) for b in level.block_monos)
         hilbert.append(total - dim_ideal)
         ideal_dims.append(dim_ideal)
         if gens_k:
-            generators[k] = gens_k
-        kernels, pullback = new_kernels, new_pullback
-    return TruncatedIdeal(arch, max_degree, n, hilbert, ideal_dims, generators, blocks_solved,
-                          time.perf_counter() - t0)
+            gen_counts[k] = gens_k
+        if gens_out is not None and kept:
+            gens_out[k] = sorted(kept, key=lambda v: sorted(v))
+        for mono in [m for m in cache if len(m) < k]:  # keep degree k for the next products
+            if mono:
+                del cache[mono]
+        lower = level
+        if progress is not None:
+            progress(f"degree {k}: {dim_ideal} in the ideal, {gens_k} new generators, "
+                     f"{time.perf_counter() - t0:.1f} s")
+    notes = []
+    if syms:
+        notes.append("blocks exchanged by the coordinate symmetries (" + "; ".join(s for s, _ in syms)
+                     + ") were solved once per orbit")
+    if field != "QQ":
+        notes.append(f"over {field}: the closure of the image mod p; its ideal dimensions are at least those over QQ")
+    return TruncatedIdeal(arch, max_degree, n, hilbert, ideal_dims, gen_counts, total_blocks, total_solved,
+                          [s for s, _ in syms], weight_arr.shape[1], time.perf_counter() - t0, field,
+                          gens_out, notes=notes)
+
+
+class _Degree:
+    """The degree-k monomials grouped into weight blocks, the blocks into orbits of the symmetries."""
+
+    def __init__(self, k: int, n: int, weight_arr: np.ndarray, syms: list[tuple[str, CoordinateMap]]):
+        combos = np.fromiter(itertools.chain.from_iterable(itertools.combinations_with_replacement(range(n), k)),
+                             dtype=np.int32).reshape(-1, k)
+        block_weights, inverse = np.unique(weight_arr[combos].sum(axis=1), axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        order = np.argsort(inverse, kind="stable")
+        bounds = np.searchsorted(inverse[order], np.arange(len(block_weights) + 1))
+        self.combos = combos
+        self.block_rows = [order[bounds[b]:bounds[b + 1]] for b in range(len(block_weights))]
+        self.weight = [tuple(int(x) for x in w) for w in block_weights]
+        self.index = {w: b for b, w in enumerate(self.weight)}
+        self.block_monos = self.block_rows
+        self.kernels: dict[int, list[Vector]] = {}
+        self._maps: dict[int, tuple[int, CoordinateMap]] = {}  # block -> (its representative, rep -> block)
+        self.orbit_size: dict[int, int] = {}
+        self.representatives: list[int] = []
+        self._transported: dict[int, list[Vector]] = {}
+        for b in range(len(self.weight)):
+            if b in self._maps:
+                continue
+            self._maps[b] = (b, identity_map(n))
+            self.representatives.append(b)
+            queue, size = [b], 1
+            while queue:
+                c = queue.pop()
+                first = tuple(int(i) for i in combos[self.block_rows[c][0]])
+                for _, g in syms:
+                    image, _ = g.monomial(first)
+                    target = self.index[tuple(int(x) for x in weight_arr[list(image)].sum(axis=0))]
+                    if target not in self._maps:
+                        self._maps[target] = (b, self._maps[c][1].then(g))
+                        queue.append(target)
+                        size += 1
+            self.orbit_size[b] = size
+
+    def monomials(self, block: int) -> list[Monomial]:
+        return [tuple(int(i) for i in self.combos[r]) for r in self.block_rows[block]]
+
+    def kernel(self, block: int) -> list[Vector]:
+        """The degree-k part of the ideal in this block (transported from its representative)."""
+        rep, g = self._maps[block]
+        if rep == block:
+            return self.kernels.get(block, [])
+        if block not in self._transported:
+            self._transported[block] = [_primitive(g.vector(v)) for v in self.kernels.get(rep, [])]
+        return self._transported[block]
+
+    def transport(self, rep: int, vectors: list[Vector]) -> list[Vector]:
+        """The vectors of a representative block and their images in every block of its orbit."""
+        out = []
+        for block, (r, g) in self._maps.items():
+            if r == rep:
+                out.extend(vectors if block == rep else [_primitive(g.vector(v)) for v in vectors])
+        return out
+
+    def products(self, weight: tuple[int, ...], coord_weights: list[tuple[int, ...]]) -> list[Vector]:
+        """y_i times the degree-k part of the ideal, landing in the block of ``weight`` (degree k + 1)."""
+        out = []
+        for i, wi in enumerate(coord_weights):
+            lower = self.index.get(tuple(a - b for a, b in zip(weight, wi)))
+            if lower is None:
+                continue
+            for vec in self.kernel(lower):
+                out.append({tuple(sorted(m + (i,))): v for m, v in vec.items()})
+        return out
+
+
+def _block_kernel(monos: list[Monomial], pullback, linear: _Linear) -> list[Vector]:
+    """Kernel of the pull-back on one block: integer vectors over its monomials."""
+    rows: dict[tuple, int] = {}
+    cols = []
+    for mono in monos:
+        poly = pullback(mono)
+        cols.append((poly.monoms(), poly.coeffs()))
+        for exp in cols[-1][0]:
+            if exp not in rows:
+                rows[exp] = len(rows)
+    nr, nc = len(rows), len(monos)
+    entries = [0] * (nr * nc)
+    for c, (exps, coeffs) in enumerate(cols):
+        for exp, coeff in zip(exps, coeffs):
+            entries[rows[exp] * nc + c] = int(coeff)
+    return [_primitive({monos[i]: v for i, v in enumerate(vec) if v})
+            for vec in linear.nullspace(nr, nc, entries)]
+
+
+def _new_generators(products: list[Vector], kernel: list[Vector], monos: list[Monomial],
+                    linear: _Linear) -> list[Vector]:
+    """Kernel vectors completing R_1 times the lower-degree ideal to the whole block (a minimal set)."""
+    col = {m: j for j, m in enumerate(monos)}
+
+    def dense(vec: Vector) -> list[int]:
+        row = [0] * len(monos)
+        for m, v in vec.items():
+            row[col[m]] = v
+        return row
+
+    rows = [dense(v) for v in products]
+    base = linear.rank(rows, len(monos), upper=len(kernel)) if rows else 0
+    if base == len(kernel):
+        return []
+    if rows:
+        keep = linear.pivot_rows(rows, len(monos))
+        rows = [rows[i] for i in keep]
+    pivots = linear.pivot_rows(rows + [dense(v) for v in kernel], len(monos))
+    return [kernel[j - len(rows)] for j in pivots if j >= len(rows)]

@@ -24,7 +24,11 @@ export {
     "Causal",
     "Residual",
     "GenericRank",
-    "MaxRank"
+    "MaxRank",
+    "idealThroughDegree",
+    "isUnmixed",
+    "projectionDegree",
+    "completenessCheck"
     }
 
 -- The neuromanifold of a network is the image of a ring map F : R -> S
@@ -150,6 +154,76 @@ lightningParametrization(ZZ, ZZ, ZZ, ZZ) := RingMap => o -> (d, e, a, t) -> (
         if rank last coefficients matrix {cand} == #cand then kept = cand));
     R := kk[symY_1..symY_(#kept), Degrees => apply(kept, f -> first degree f)];
     map(S, R, kept))
+
+-- the closure's ideal degree by degree, by linear algebra: in degree k, a combination of the degree-k
+-- monomials of R (standard grading) vanishes on the image exactly when its image under F is zero, so
+-- the ideal's degree-k part is the kernel of a matrix of coefficients; the new minimal generators are
+-- the kernel vectors outside the degree-k part of the ideal of the lower ones.  Returns
+-- {Hilbert function of R/I in degrees 0..K, minimal generators of degree <= K}.
+idealThroughDegree = method()
+idealThroughDegree(RingMap, ZZ) := List => (F, K) -> (
+    R0 := source F;
+    kk := coefficientRing R0;
+    R := kk[gens R0];  -- standard graded
+    G := map(target F, R, F.matrix);
+    hf := {1};
+    found := {};
+    for k from 1 to K do (
+        B := basis(k, R);
+        C := last coefficients(G B);
+        N := gens ker sub(C, kk);
+        prods := flatten apply(found, f -> flatten entries(f * basis(k - first degree f, R)));
+        low := if prods == {} then map(kk^(numcols B), kk^0, 0)
+            else sub(last coefficients(matrix{prods}, Monomials => B), kk);
+        chosen := low;
+        scan(numcols N, j -> (
+            cand := chosen | N_{j};
+            if rank cand > rank chosen then (chosen = cand; found = append(found, (B * N_{j})_(0,0)))));
+        hf = append(hf, numcols B - numcols N));
+    {hf, apply(found, f -> sub(f, vars R0))})
+
+-- no associated prime of codimension larger than codim I (Eisenbud-Huneke-Vasconcelos: the
+-- associated primes of codimension i of R/I are among those of Ext^i(R/I, R))
+isUnmixed = method()
+isUnmixed Ideal := Boolean => I -> (
+    R := ring I;
+    M := R^1 / I;
+    c := codim I;
+    p := pdim M;
+    all(toList(c + 1 .. p), i -> codim Ext^i(M, R) > i))
+
+-- F: every image bilinear in the first m variables of the target and the others, i.e. a linear
+-- projection of the Segre variety P^(m-1) x P^(n-1).  Computes its degree and dimension, whether the
+-- projection has base points on it, and the fiber of the image of the given point (as a scheme).
+-- With no base points the projection is finite; a fiber of length one at any image point then makes
+-- it birational (fiber length is upper semicontinuous), so the image has the Segre variety's degree.
+projectionDegree = method()
+projectionDegree(RingMap, ZZ, List) := List => (F, m, point) -> (
+    S := target F;
+    n := numgens S - m;
+    X := take(gens S, m);
+    Y := drop(gens S, m);
+    ims := first entries F.matrix;
+    if any(ims, f -> any(terms f, t -> sum(X, x -> degree(x, t)) != 1 or sum(Y, y -> degree(y, t)) != 1)) then
+        error "projectionDegree: every image must be bilinear in the first m variables and the others";
+    kk := coefficientRing S;
+    G0 := kk[Variables => m * n];
+    segre := minors(2, genericMatrix(G0, m, n));
+    base := saturate(saturate(ideal ims, ideal X), ideal Y);
+    pt := sub(matrix{point}, kk);
+    y0 := sub(F.matrix, pt);
+    fib := saturate(saturate(minors(2, F.matrix || sub(y0, S)), ideal X), ideal Y);
+    p0 := minors(2, matrix{X} || sub(pt_{0 .. m - 1}, S)) + minors(2, matrix{Y} || sub(pt_{m .. m + n - 1}, S));
+    {degree segre, dim segre, base == 1, fib == p0})
+
+-- the checks that make J (in the coordinates of F's source) the closure's ideal, given the closure's
+-- affine dimension and degree: J vanishes on the image, has that dimension and degree, and is unmixed;
+-- then the closure's ideal P (prime) is J's only associated prime, with multiplicity one, so J = P
+completenessCheck = method()
+completenessCheck(Ideal, RingMap, ZZ, ZZ) := List => (J, F, dimension, deg) -> (
+    J1 := standardGraded J;
+    vanishes := all(first entries gens J, f -> F f == 0);
+    {vanishes, dim J1, degree J1, vanishes and dim J1 == dimension and degree J1 == deg and isUnmixed J1})
 
 beginDocumentation()
 

@@ -87,17 +87,18 @@ class TruncatedIdeal:
                     return out
         return out
 
-    def write_generators(self, path: str | Path) -> Path:
-        """Write the generators as an M2 file defining ``R`` and ``I`` (raises ValueError when none were kept)."""
+    def write_generators(self, path: str | Path, ring: str = "R", ideal: str = "I") -> Path:
+        """Write the generators as an M2 file defining the ring ``R`` and the ideal ``I`` (other names on
+        request); raises ValueError when the generators were not kept."""
         if self.generators is None:
             raise ValueError("the generators were not kept: compute with generators=True (--generators-out)")
         path = Path(path)
         n = self.ambient_dimension
         lines = [f"-- {self.architecture.label()}: minimal generators of the closure's ideal, {self.certificate}",
                  f"-- counts by degree: {self.generator_degrees}; computed by m2bridge (exact linear algebra, {self.field})",
-                 f"R = {self.field}[y_1..y_{n}];", "I = ideal("]
+                 "y = symbol y;", f"{ring} = {self.field}[y_1..y_{n}];", f"{ideal} = ideal("]
         gens = self.generator_strings()
-        lines += [f"  {g}{',' if i < len(gens) - 1 else ''}" for i, g in enumerate(gens)]
+        lines += [f"  {g}{',' if i < len(gens) - 1 else ''}" for i, g in enumerate(gens)] or [f"  0_{ring}"]
         lines.append(");")
         path.write_text("\n".join(lines) + "\n")
         return path

@@ -1,0 +1,198 @@
+"""Certificates for a degree-by-degree ideal: the closure's dimension and degree, and completeness.
+
+- **Dimension**: the exact rank over QQ of the Jacobian at a rational point (:mod:`.jacobian_qq`), a
+  certified value when it meets the proven-symmetry bound.
+- **Degree** (one head, attention-matrix form, a full V): every coordinate is bilinear in (A, V), so the
+  closure is a linear projection of the Segre variety P(A) x P(V). Macaulay2 computes that variety's
+  degree, checks that the projection has no base points on it (so it is finite) and that the fiber of a
+  random image point is one reduced point: fiber length is upper semicontinuous for a finite map, so the
+  map is birational and the closure has the Segre variety's degree (AttentionGeometry's
+  ``projectionDegree``).
+- **Completeness**: J, the ideal of the generators found, lies in the closure's ideal P (they vanish on
+  the parametrization; checked again in Macaulay2). P is prime. If J has P's dimension and degree, P is
+  J's only top-dimensional associated prime, with multiplicity one; if moreover J is unmixed (no
+  associated prime of larger codimension, Eisenbud-Huneke-Vasconcelos: ``isUnmixed``), then J = P.
+  Equal dimension and degree alone do not suffice (an embedded component changes neither), so a
+  failed unmixedness check leaves the result "truncated".
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+import time
+from pathlib import Path
+
+from ..errors import M2Timeout, ProblemTooLarge
+from ..session import Macaulay2
+from .jacobian_qq import qq_jacobian_rank
+from .truncated import Certificate, TruncatedIdeal, truncated_ideal
+
+
+def closure_dimension(trunc: TruncatedIdeal, seed: int = 0) -> Certificate:
+    """The closure's affine dimension by exact Jacobian rank, certified by the symmetry bound."""
+    rank = qq_jacobian_rank(trunc.architecture, seed=seed)
+    if rank.certified:
+        return Certificate(rank.rank, "exact Jacobian rank over QQ at a rational point, equal to the "
+                                      "proven-symmetry bound (python-flint)")
+    return Certificate(None, f"not certified: the exact Jacobian rank {rank.rank} at a rational point is only a "
+                             f"lower bound (symmetry bound {rank.bound})")
+
+
+def _bilinear_split(param) -> int | None:
+    """Number of A variables when the weights are (A, V) of one head in the attention-matrix form, else None."""
+    if len(param.layers) != 1 or len(param.layers[0].heads) != 1:
+        return None
+    head = param.layers[0].heads[0]
+    index = {s: i for i, s in enumerate(param.weights)}
+    if head.form != "A" or not all(v in index for v in head.values):
+        return None
+    att = list(head.attention)
+    if [index[s] for s in att] != list(range(len(att))):
+        return None
+    return len(att)
+
+
+def closure_degree(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0,
+                   timeout: float | None = None) -> tuple[Certificate, int | None]:
+    """The closure's degree as that of a Segre variety under a birational finite projection (and the
+    Segre cone's dimension), or a certificate saying why it was not computed."""
+    from .compute import parametrization, setup_script
+
+    param = parametrization(trunc.architecture)
+    m = _bilinear_split(param)
+    if m is None:
+        return Certificate(None, "not computed: the coordinates are not bilinear in (A, V) of one head in the "
+                                 "attention-matrix form"), None
+    rng = random.Random(seed)
+    point = [rng.randint(-9, 9) or 1 for _ in param.weights]
+    m2.load_package()
+    m2.eval(setup_script(param, "QQ"), timeout=timeout)
+    deg, dim, base_free, one_point = m2.to_python(
+        f"projectionDegree(F, {m}, {{{', '.join(map(str, point))}}})", timeout=timeout)
+    n = len(param.weights) - m
+    segre = f"P^{m - 1} x P^{n - 1}"
+    if not base_free:
+        return Certificate(None, f"not certified: the projection of the Segre variety {segre} has base points on it "
+                                 "(Macaulay2)"), dim
+    if not one_point:
+        return Certificate(None, f"not certified: the fiber of a random image point on the Segre variety {segre} "
+                                 f"is not one reduced point (seed {seed}, Macaulay2)"), dim
+    return Certificate(int(deg), f"degree of the Segre variety {segre}, computed in Macaulay2; its projection has no "
+                                 "base points and the fiber of a random image point is one reduced point, so it "
+                                 "is finite and birational onto the closure (projectionDegree)"), dim
+
+
+def certify(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0, timeout: float | None = None,
+            completeness: bool = False) -> TruncatedIdeal:
+    """Compute the dimension and degree certificates and, with ``completeness`` (the generators kept),
+    check whether the generators found generate the closure's ideal; ``trunc`` is updated
+    (``complete``, ``dimension``, ``degree``, ``completeness``) and returned.
+
+    Completeness: where the elimination is within reach (:func:`.compute.check_feasible`) the ideal of
+    the generators is compared with the elimination's; otherwise dimension, degree and unmixedness are
+    checked (the Ext modules of a free resolution: often much slower than the elimination itself)."""
+    from .compute import check_feasible, implicitize, parametrization, setup_script
+
+    if trunc.dimension is None:
+        trunc.dimension = closure_dimension(trunc, seed)
+    if trunc.degree is None:
+        trunc.degree, segre_dim = closure_degree(trunc, m2, seed, timeout)
+        if segre_dim is not None and trunc.dimension.value is not None and segre_dim != trunc.dimension.value:
+            trunc.degree = Certificate(None, f"not certified: the Segre cone has dimension {segre_dim}, the "
+                                             f"closure {trunc.dimension.value}")
+    if not completeness:
+        trunc.completeness = ["not checked (implicit --certify, or --algorithm linear)"]
+        return trunc
+    if trunc.generators is None:
+        trunc.completeness = ["not checked: the generators were not kept"]
+        return trunc
+    if not trunc.generators:
+        trunc.completeness = [f"no equations through degree {trunc.max_degree}"]
+        return trunc
+    param = parametrization(trunc.architecture)
+    n_gens = sum(trunc.generator_degrees.values())
+    with tempfile.TemporaryDirectory() as tmp:
+        path = trunc.write_generators(Path(tmp) / "generators.m2", ring="Rfound", ideal="Ifound")
+        m2.load_package()
+        m2.eval(f'load "{path}";', timeout=timeout)
+    dim, deg = trunc.dimension.value, trunc.degree.value
+    t0 = time.perf_counter()
+    try:
+        m2.eval(setup_script(param, "QQ") + "J = sub(Ifound, vars R);", timeout=timeout)
+        vanishes, jdim, jdeg = m2.to_python("(J1 = standardGraded J; {all(first entries gens J, f -> F f == 0), "
+                                            "dim J1, degree J1})", timeout=timeout)
+        checks = [f"the {n_gens} generators vanish on the parametrization" if vanishes
+                  else "a generator does not vanish on the parametrization (a bug: please report it)",
+                  f"their ideal J has dimension {jdim} and degree {jdeg}"
+                  + ("" if dim is None or deg is None else f" (closure: {dim} and {deg})")]
+        if not vanishes or (dim is not None and jdim != dim) or (deg is not None and jdeg != deg):
+            trunc.completeness = checks + ["so generators of higher degree are missing"]
+            return trunc
+        feasible = True
+        try:
+            check_feasible(trunc.architecture)
+        except ProblemTooLarge:
+            feasible = False
+        if feasible:
+            m2.eval("Jfound = J;", timeout=timeout)
+            ref = implicitize(trunc.architecture, m2, timeout=timeout)
+            same = m2.to_python("sub(Jfound, vars R) == I", timeout=timeout)
+            trunc.complete = bool(same)
+            trunc.completeness = checks + [
+                ("J equals" if same else "J is not") + f" the closure's ideal computed by elimination "
+                f"({ref.provenance.method}) [{time.perf_counter() - t0:.1f} s]"]
+            return trunc
+        if dim is None or deg is None:
+            trunc.completeness = checks + ["not certified: the elimination is out of reach and the closure's "
+                                           + ("dimension" if dim is None else "degree") + " is not certified"]
+            return trunc
+        unmixed = m2.to_python("isUnmixed J1", timeout=timeout)
+    except (M2Timeout, KeyboardInterrupt) as exc:
+        m2.close()  # an interrupted Groebner computation: the next computation gets a fresh M2
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        trunc.completeness = [f"not certified: the completeness check did not finish within {timeout} s"]
+        return trunc
+    if unmixed:
+        checks.append("J is unmixed (Ext^i(R/J, R) has codimension > i above codim J), so the closure's prime "
+                      f"ideal is J's only associated prime, with multiplicity one: J is that ideal "
+                      f"[Macaulay2, {time.perf_counter() - t0:.1f} s]")
+    else:
+        checks.append("J is not unmixed: it has an embedded or lower-dimensional component, so generators of "
+                      "higher degree are missing")
+    trunc.complete = bool(unmixed)
+    trunc.completeness = checks
+    return trunc
+
+
+def complete_ideal(arch, m2: Macaulay2, limit: int = 8, seed: int = 0, timeout: float | None = None,
+                   progress=None) -> TruncatedIdeal:
+    """The closure's ideal degree by degree until its completeness certificate holds, up to degree ``limit``.
+
+    The (Groebner-basis) check runs on the generators through degree k when degree k brought new ones and
+    degree k + 1 brings none (one more degree of linear algebra is much cheaper than a Groebner basis of
+    an incomplete ideal), and at ``limit``."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+
+    def left() -> float | None:
+        return None if deadline is None else max(1.0, deadline - time.monotonic())
+
+    previous = None
+    for k in range(1, limit + 1):
+        current = truncated_ideal(arch, k, generators=True, progress=progress)
+        if previous is None:
+            certify(current, m2, seed, left())
+        else:
+            current.dimension, current.degree = previous.dimension, previous.degree
+            if k - 1 in previous.generator_degrees and k not in current.generator_degrees:
+                certify(previous, m2, seed, left(), completeness=True)
+                if previous.complete:
+                    return previous
+        if deadline is not None and time.monotonic() > deadline:
+            raise M2Timeout(f"no certified complete ideal within {timeout} s (reached degree {k})")
+        previous = current
+    certify(previous, m2, seed, left(), completeness=limit in previous.generator_degrees)
+    if not previous.complete:
+        previous.completeness.append(f"not certified complete through degree {limit}")
+    return previous

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from .architecture import AttentionNetwork, make_architecture
 from .deadline import Deadline
-from .errors import M2BridgeError, OutputPathError
+from .errors import M2BridgeError, M2NotFound, OutputPathError
 
 VERSION = "0.1.0"
 
@@ -158,20 +158,55 @@ def cmd_install_m2_package(args: argparse.Namespace) -> int:
 def cmd_implicit(args: argparse.Namespace) -> int:
     from .exact.compute import implicitize
 
-    if args.max_degree is not None:
-        from .exact.truncated import truncated_ideal
-
-        if args.m2_script:
-            print("m2bridge: no M2 script written: --max-degree uses exact linear algebra in python-flint, "
-                  "not Macaulay2", file=sys.stderr)
-        trunc = truncated_ideal(architecture(args), args.max_degree)
-        _emit(args, trunc.to_dict(), str(trunc))
-        return 0
+    if args.max_degree is not None or args.algorithm == "linear":
+        return _implicit_linear(args)
     res = implicitize(architecture(args), field=args.field, timeout=args.timeout, force=args.force,
                       algorithm=args.algorithm, script_out=args.m2_script)
     _script_note(args.m2_script)
     text = str(res) + "\n" + "\n".join(f"  {g} = 0" for g in res.generators)
     _emit(args, res.to_dict(), text)
+    return 0
+
+
+def _implicit_linear(args: argparse.Namespace) -> int:
+    """implicit --max-degree K / --algorithm linear: the degree-by-degree engine with its certificates."""
+    from .exact.certificate import certify, complete_ideal
+    from .exact.compute import default_session
+    from .exact.truncated import truncated_ideal
+
+    check_file_path(args.generators_out, "--generators-out")
+    if args.m2_script:
+        print("m2bridge: no M2 script written: the degree-by-degree engine uses exact linear algebra in "
+              "python-flint (use --generators-out FILE for the equations as an M2 file)", file=sys.stderr)
+    arch = architecture(args)
+    keep = bool(args.generators_out) or args.certify or args.algorithm == "linear"
+    progress = (lambda line: print(f"  {line}", file=sys.stderr)) if args.verbose else None
+    m2 = None
+    if not args.no_certify and args.field == "QQ":
+        try:
+            m2 = default_session()
+        except M2NotFound as exc:
+            print(f"m2bridge: the closure's degree and the completeness check need Macaulay2 ({exc}); "
+                  "computing without them", file=sys.stderr)
+    if args.algorithm == "linear":
+        if m2 is None:
+            raise M2BridgeError("--algorithm linear certifies the ideal in Macaulay2: install it (m2bridge doctor), "
+                                "or use --max-degree K for the truncated ideal alone")
+        trunc = complete_ideal(arch, m2, limit=args.max_degree or 8, progress=progress)
+    else:
+        trunc = truncated_ideal(arch, args.max_degree, field=args.field, generators=keep, progress=progress,
+                                partial_on_timeout=True)
+        if m2 is not None and trunc.interrupted is None:
+            certify(trunc, m2, completeness=args.certify)
+    if args.generators_out:
+        trunc.write_generators(args.generators_out)
+        print(f"m2bridge: {sum(trunc.generator_degrees.values())} generators written to {args.generators_out} "
+              "(M2: `load \"FILE\"` defines R and I)", file=sys.stderr)
+    _emit(args, trunc.to_dict(), str(trunc))
+    if trunc.interrupted is not None:
+        print(f"m2bridge: error: {trunc.interrupted}: the result above covers degrees <= {trunc.max_degree}; "
+              "raise --timeout or lower --max-degree", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -307,13 +342,26 @@ def build_parser() -> argparse.ArgumentParser:
              "implicit --dims 3,2 --ranks 3 --tokens 2 --max-degree 3")
     add_architecture(p)
     _exact_common(p)
-    p.add_argument("--algorithm", choices=["auto", "segre", "kernel"], default="auto",
+    p.add_argument("--algorithm", choices=["auto", "segre", "kernel", "linear"], default="auto",
                    help="segre: eliminate from the 2x2 (H+1)x(H+1) minors of sum_h vec(A_h) vec(V_h)^T "
-                        "(attention-matrix form); kernel: of the ring map; auto: segre where it applies")
+                        "(attention-matrix form); kernel: of the ring map; auto: segre where it applies; "
+                        "linear: degree by degree (exact linear algebra) until the ideal is certified complete "
+                        "(up to --max-degree, default 8)")
     p.add_argument("--max-degree", type=_positive_int, metavar="K",
-                   help="the ideal degree by degree up to K only, by exact multigraded linear algebra (one "
-                        "layer, attention-matrix form): Hilbert function and minimal generator counts, "
-                        "'truncated at degree K' (reaches cases the elimination does not)")
+                   help="the ideal degree by degree up to K, by exact linear algebra on the weight blocks of the "
+                        "torus grading (python-flint): Hilbert function, minimal generator counts, the closure's "
+                        "dimension and degree with their certificates; 'truncated at degree K' unless certified "
+                        "complete (reaches cases the elimination does not)")
+    p.add_argument("--generators-out", metavar="FILE",
+                   help="with --max-degree / --algorithm linear: write the minimal generators as an M2 file "
+                        "(defines R and I)")
+    p.add_argument("--certify", action="store_true",
+                   help="with --max-degree: check whether the generators found generate the closure's ideal "
+                        "(against the elimination where it is within reach, else dimension, degree and "
+                        "unmixedness in Macaulay2; can be slow)")
+    p.add_argument("--no-certify", action="store_true",
+                   help="with --max-degree: skip Macaulay2 (the closure's degree is then not computed)")
+    p.add_argument("--verbose", action="store_true", help="print progress, degree by degree, on stderr")
     p.set_defaults(func=cmd_implicit)
 
     for name, fn, helptext in (("singular", "singular_locus", "singular locus of the closure, decomposed (exact)"),

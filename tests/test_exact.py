@@ -297,11 +297,62 @@ def test_truncated_ideal_agrees_with_the_elimination(m2, dims, max_degree):
     assert trunc.to_dict()["generator_degrees"] == {str(k): v for k, v in sorted(trunc.generator_degrees.items())}
 
 
-def test_truncated_ideal_refuses_the_query_key_form():
-    from m2bridge.errors import ArchitectureError
+def test_truncated_ideal_query_key_form_and_symmetry_and_field(m2):
+    # the engine needs no particular form: the query/key form (a < d) against the elimination; blocks
+    # solved once per orbit give what solving every block gives; ZZ/p agrees here
+    from collections import Counter
+
     from m2bridge.exact.truncated import truncated_ideal
 
-    with pytest.raises(ArchitectureError, match="attention-matrix form"):
-        truncated_ideal(LightningAttention((3, 1), 2, 2), 3)
+    arch = LightningAttention((2, 2), 1, 2)
+    full = implicitize(arch, m2)
+    trunc = truncated_ideal(arch, 4)
+    assert trunc.generator_degrees == {k: v for k, v in Counter(full.generator_degrees).items() if k <= 4}
+    one = LightningAttention((3, 1), 3, 2)
+    sym, plain = truncated_ideal(one, 4), truncated_ideal(one, 4, symmetry=False)
+    assert sym.symmetries and not plain.symmetries and sym.blocks_solved < plain.blocks_solved == plain.blocks
+    assert (sym.hilbert_function, sym.generator_degrees) == (plain.hilbert_function, plain.generator_degrees)
+    modp = truncated_ideal(one, 4, field="ZZ/32003")
+    assert modp.hilbert_function == sym.hilbert_function and "ZZ/32003" in str(modp)
     with pytest.raises(ValueError, match="positive"):
         truncated_ideal(LightningAttention((2, 1), 2, 2), 0)
+
+
+@pytest.mark.parametrize("dims", [(2, 2), (2, 3), (3, 1)])
+def test_complete_ideal_is_certified_and_equals_the_elimination(m2, dims, tmp_path):
+    from m2bridge.exact.certificate import complete_ideal
+
+    arch = LightningAttention(dims, dims[0], 2)
+    res = complete_ideal(arch, m2)
+    assert res.complete and res.certificate == "complete"
+    # the certificate's numbers against the elimination's own (computed independently in M2)
+    full = implicitize(arch, m2)
+    assert (res.dimension.value, res.degree.value) == (full.dimension, full.degree)
+    assert "Segre" in res.degree.method and "symmetry bound" in res.dimension.method
+    # the generators as an M2 file: the same ideal
+    path = res.write_generators(tmp_path / "gens.m2")
+    m2.eval(f'load "{path}"; Ifile = I;')
+    implicitize(arch, m2)  # defines R and I again
+    assert m2.to_python("sub(Ifile, vars R) == I") is True
+    assert sorted(full.generator_degrees) == sorted(k for k, n in res.generator_degrees.items() for _ in range(n))
+
+
+def test_a_failed_certificate_stays_truncated(m2, monkeypatch):
+    from m2bridge.exact import certificate, compute
+    from m2bridge.exact.truncated import truncated_ideal
+
+    # (2,3) has minimal generators in degrees 2, 3 and 4: through degree 3 the check must fail
+    low = certificate.certify(truncated_ideal(LightningAttention((2, 3), 2, 2), 3, generators=True), m2,
+                              completeness=True)
+    assert not low.complete and low.certificate == "truncated at degree 3"
+    assert any("missing" in c for c in low.completeness)
+    # the check without the elimination: dimension, degree and unmixedness (forced by hiding the elimination)
+    def out_of_reach(arch, what="implicitization", force=False):
+        raise ProblemTooLarge("pretend")
+
+    monkeypatch.setattr(compute, "check_feasible", out_of_reach)
+    good = certificate.certify(truncated_ideal(LightningAttention((2, 2), 2, 2), 4, generators=True), m2,
+                               completeness=True)
+    assert good.complete and any("unmixed" in c for c in good.completeness)
+    not_kept = certificate.certify(truncated_ideal(LightningAttention((2, 2), 2, 2), 4), m2, completeness=True)
+    assert not not_kept.complete and "not kept" in not_kept.completeness[0]

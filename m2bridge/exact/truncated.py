@@ -30,7 +30,7 @@ import numpy as np
 import sympy
 
 from ..architecture import AttentionNetwork
-from ..errors import ArchitectureError
+from ..errors import ArchitectureError, RunTimeout
 from ..session import check_field
 from .grading import CoordinateMap, Monomial, coordinate_symmetries, finest_grading, identity_map
 
@@ -70,6 +70,7 @@ class TruncatedIdeal:
     degree: Certificate | None = None
     completeness: list[str] = _field(default_factory=list)  # the checks of the certificate, or why it failed
     notes: list[str] = _field(default_factory=list)
+    interrupted: str | None = None  # why the computation stopped before the requested degree
 
     @property
     def certificate(self) -> str:
@@ -125,6 +126,8 @@ class TruncatedIdeal:
             if total > len(first):
                 lines.append(f"  ... {total - len(first)} more")
         lines += [f"  note: {n}" for n in self.notes]
+        if self.interrupted:
+            lines.append(f"  stopped early: {self.interrupted}")
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -137,7 +140,7 @@ class TruncatedIdeal:
                "grading_rank": self.grading_rank,
                "dimension": self.dimension.to_dict() if self.dimension else None,
                "degree": self.degree.to_dict() if self.degree else None,
-               "completeness": self.completeness,
+               "completeness": self.completeness, "interrupted": self.interrupted,
                "seconds": round(self.seconds, 4), "notes": self.notes + self.architecture.notes}
         if self.generators is not None:
             out["first_generators"] = self.generator_strings(limit=10)
@@ -249,9 +252,13 @@ def _coordinate_polys(param, field: str) -> list[dict[Monomial, int]]:
 
 
 def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", generators: bool = False,
-                    symmetry: bool = True, progress: Callable[[str], None] | None = None) -> TruncatedIdeal:
+                    symmetry: bool = True, progress: Callable[[str], None] | None = None,
+                    partial_on_timeout: bool = False) -> TruncatedIdeal:
     """Dimensions, Hilbert function and minimal generator counts of the closure's ideal up to ``max_degree``
-    (the generators themselves with ``generators=True``); ``symmetry=False`` solves every block."""
+    (the generators themselves with ``generators=True``); ``symmetry=False`` solves every block.
+
+    ``partial_on_timeout``: a :class:`~m2bridge.errors.RunTimeout` or Ctrl-C during degree k returns the
+    result through degree k - 1, with ``interrupted`` saying why (raised again when nothing was done)."""
     from .compute import parametrization
 
     if isinstance(max_degree, bool) or int(max_degree) != max_degree or max_degree < 1:
@@ -281,29 +288,18 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
     gens_out: dict[int, list[Vector]] | None = {} if generators else None
     lower: _Degree | None = None
     total_blocks = total_solved = 0
+    interrupted = None
     for k in range(1, max_degree + 1):
-        level = _Degree(k, n, weight_arr, syms)
-        dim_ideal, gens_k, kept = 0, 0, []
-        for rep in level.representatives:
-            monos = level.monomials(rep)
-            kernel = _block_kernel(monos, pullback, linear)
-            size = level.orbit_size[rep]
-            if not kernel:
-                continue
-            level.kernels[rep] = kernel
-            dim_ideal += len(kernel) * size
-            products = lower.products(level.weight[rep], weights) if lower is not None else []
-            if generators:
-                chosen = _new_generators(products, kernel, monos, linear)
-                gens_k += len(chosen) * size
-                kept.extend(level.transport(rep, chosen))
-            else:
-                col = {m: j for j, m in enumerate(monos)}
-                rows = [[0] * len(monos) for _ in products]
-                for r, vec in enumerate(products):
-                    for m, v in vec.items():
-                        rows[r][col[m]] = v
-                gens_k += (len(kernel) - linear.rank(rows, len(monos), upper=len(kernel))) * size
+        try:
+            level = _Degree(k, n, weight_arr, syms)
+            dim_ideal, gens_k, kept = _solve_degree(level, lower, pullback, linear, weights, generators)
+        except (RunTimeout, KeyboardInterrupt) as exc:
+            if not partial_on_timeout or k == 1:
+                raise
+            interrupted = (f"time limit reached in degree {k}" if isinstance(exc, RunTimeout)
+                           else f"interrupted in degree {k}")
+            max_degree = k - 1
+            break
         total_blocks += len(level.weight)
         total_solved += len(level.representatives)
         total = sum(len(b) for b in level.block_monos)
@@ -326,9 +322,38 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
                      + ") were solved once per orbit")
     if field != "QQ":
         notes.append(f"over {field}: the closure of the image mod p; its ideal dimensions are at least those over QQ")
-    return TruncatedIdeal(arch, max_degree, n, hilbert, ideal_dims, gen_counts, total_blocks, total_solved,
-                          [s for s, _ in syms], weight_arr.shape[1], time.perf_counter() - t0, field,
-                          gens_out, notes=notes)
+    result = TruncatedIdeal(arch, max_degree, n, hilbert, ideal_dims, gen_counts, total_blocks, total_solved,
+                            [s for s, _ in syms], weight_arr.shape[1], time.perf_counter() - t0, field,
+                            gens_out, notes=notes)
+    result.interrupted = interrupted
+    return result
+
+
+def _solve_degree(level: "_Degree", lower: "_Degree | None", pullback, linear: "_Linear",
+                  weights: list[tuple[int, ...]], generators: bool) -> tuple[int, int, list[Vector]]:
+    """The ideal's dimension and the number of new minimal generators in one degree (and those generators)."""
+    dim_ideal, gens_k, kept = 0, 0, []
+    for rep in level.representatives:
+        monos = level.monomials(rep)
+        kernel = _block_kernel(monos, pullback, linear)
+        size = level.orbit_size[rep]
+        if not kernel:
+            continue
+        level.kernels[rep] = kernel
+        dim_ideal += len(kernel) * size
+        products = lower.products(level.weight[rep], weights) if lower is not None else []
+        if generators:
+            chosen = _new_generators(products, kernel, monos, linear)
+            gens_k += len(chosen) * size
+            kept.extend(level.transport(rep, chosen))
+        else:
+            col = {m: j for j, m in enumerate(monos)}
+            rows = [[0] * len(monos) for _ in products]
+            for r, vec in enumerate(products):
+                for m, v in vec.items():
+                    rows[r][col[m]] = v
+            gens_k += (len(kernel) - linear.rank(rows, len(monos), upper=len(kernel))) * size
+    return dim_ideal, gens_k, kept
 
 
 class _Degree:

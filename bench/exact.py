@@ -14,6 +14,12 @@ rank over the fraction field; each in a fresh process with the time limit) besid
 at a rational point in python-flint (forward mode, every output coefficient), with its certificate.
 And one token (t = 1, a < d): `implicit --dims 3,1 --ranks 2 --tokens 1` as a whole process.
 
+Then the degree-by-degree engine (`implicit --algorithm linear` / `--max-degree K`) beside the segre and
+kernel eliminations: for (3,1) and (2,3) the complete ideal with its certificate (degree-by-degree linear
+algebra, dimension and degree certified, compared with the elimination: the check includes one
+elimination run); for (3,2), where both eliminations run past the limit, the ideal through degree 4 and
+5, each in a fresh process with its peak memory.
+
 Usage: python bench/exact.py [--limit S] [--cases 2,1 3,1 ...]
 """
 
@@ -117,6 +123,7 @@ def main() -> None:
     over = f">{int(args.limit)}"
     print(f"{'(d,d_out)':9s} {'coords':>6s} {'gens':>5s} {'dim':>4s} {'deg':>4s} | {'segre s':>8s} "
           f"{'kernel s':>8s} | {'plain: coords':>13s} {'gens':>5s} {'s':>8s} | plain / segre")
+    timings = {}
     for case in args.cases:
         d, e = (int(v) for v in case.split(","))
         arch = LightningAttention((d, e), d, 2)
@@ -126,6 +133,7 @@ def main() -> None:
         ker, ker_s = _timed(lambda: implicitize(arch, m2, timeout=args.limit, force=True, algorithm="kernel"),
                             args.limit)
         res = seg or ker
+        timings[(d, e)] = (seg_s, ker_s)
         m2.eval(plain_ring_map(d, e))
         n_raw = int(m2.eval("numgens R"))
         plain, plain_s = _timed(lambda: m2.eval("I = trim kernel F; numgens I", timeout=args.limit), args.limit)
@@ -138,9 +146,53 @@ def main() -> None:
     print("segre: elimination from the 2x2 minors of vec(A) vec(V)^T (the default); kernel: of the ring map on "
           "the reduced coordinates; plain: kernel on all nonzero raw coefficients, Q,K form. Same ideal "
           "(checked in tests); dim is affine.")
+    degree_by_degree(m2, args.limit, timings)
     m2.close()
     deep_exact(args.limit)
     one_token()
+
+
+ENGINE_CHILD = """
+import resource, sys, time
+from m2bridge.architecture import LightningAttention
+from m2bridge.exact.truncated import truncated_ideal
+t0 = time.perf_counter()
+r = truncated_ideal(LightningAttention((3, 2), 3, 2), int(sys.argv[1]))
+print(time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
+      sum(r.generator_degrees.values()), dict(r.generator_degrees))
+"""
+
+
+def degree_by_degree(m2: Macaulay2, limit: float, timings: dict) -> None:
+    """The new engine beside the eliminations (times of the table above where it ran them)."""
+    import subprocess
+    import sys
+
+    from m2bridge.exact.certificate import complete_ideal
+
+    print("\n== Degree by degree (exact linear algebra on the torus grading's blocks) beside the eliminations ==")
+    print(f"{'(d,d_out)':9s} | {'segre s':>8s} {'kernel s':>8s} | {'engine':34s} {'s':>7s} {'GiB':>5s} | result")
+    over = f">{int(limit)}"
+    fmt = lambda v: f"{v:8.2f}" if v is not None else f"{over:>8s}"  # noqa: E731
+    for d, e in ((3, 1), (2, 3)):
+        arch = LightningAttention((d, e), d, 2)
+        seg_s, ker_s = timings.get((d, e), (None, None))
+        t0 = time.perf_counter()
+        res = complete_ideal(arch, m2)
+        secs = time.perf_counter() - t0
+        print(f"({d},{e})     | {fmt(seg_s)} {fmt(ker_s)} | {'complete ideal, certified':34s} {secs:7.2f} {'':>5s} | "
+              f"{res.certificate}: {res.generator_degrees}, dim {res.dimension.value}, degree {res.degree.value}")
+    arch = LightningAttention((3, 2), 3, 2)
+    parametrization(arch)
+    _, seg_s = _timed(lambda: implicitize(arch, m2, timeout=limit, force=True, algorithm="segre"), limit)
+    _, ker_s = _timed(lambda: implicitize(arch, m2, timeout=limit, force=True, algorithm="kernel"), limit)
+    for k in (4, 5):
+        out = subprocess.run([sys.executable, "-c", ENGINE_CHILD, str(k)], capture_output=True, text=True)
+        secs, gib, total, counts = out.stdout.split(" ", 3)
+        print(f"(3,2)     | {fmt(seg_s)} {fmt(ker_s)} | {f'through degree {k} (counts)':34s} {float(secs):7.2f} "
+              f"{float(gib):5.2f} | {total} minimal generators {counts.strip()}, truncated at degree {k}")
+    print("engine: implicit --algorithm linear (complete) / --max-degree K (truncated); times of one process for "
+          "(3,2), in this process otherwise (M2 started).")
 
 
 if __name__ == "__main__":

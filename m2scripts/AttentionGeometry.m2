@@ -511,4 +511,147 @@ TEST ///
   assert(#fiberComponents(F, {1, 2}) == 2);
 ///
 
+doc ///
+Key
+  idealThroughDegree
+  (idealThroughDegree, RingMap, ZZ)
+Headline
+  the ideal of the closure of the image degree by degree, by linear algebra
+Usage
+  (hf, gens) = toSequence idealThroughDegree(F, K)
+Inputs
+  F:RingMap
+    from the coordinate ring R to the weights S
+  K:ZZ
+    the largest degree (standard grading of R)
+Outputs
+  :List
+    \{the Hilbert function of R/I in degrees 0..K, the minimal generators of I of degree at most K\}
+Description
+  Text
+    A combination of the degree-k monomials of R lies in the ideal I of the closure exactly when its
+    image under F is zero: the degree-k part of I is the kernel of a matrix of coefficients. The new
+    minimal generators of degree k are kernel vectors outside the degree-k part of the ideal of the
+    lower ones. Nothing says there are no generators above K; see @TO completenessCheck@. m2bridge
+    does the same computation with python-flint, one weight block of the torus grading at a time
+    (m2bridge implicit --max-degree K).
+  Example
+    S = QQ[a_1..a_4, v_1, v_2];
+    R = QQ[y_1..y_6];
+    F = map(S, R, {a_1*v_1, a_1*v_2 + a_2*v_1, a_2*v_2, a_3*v_1, a_3*v_2 + a_4*v_1, a_4*v_2});
+    idealThroughDegree(F, 4)
+///
+
+doc ///
+Key
+  isUnmixed
+  (isUnmixed, Ideal)
+Headline
+  whether every associated prime has the codimension of the ideal
+Usage
+  isUnmixed I
+Inputs
+  I:Ideal
+Outputs
+  :Boolean
+Description
+  Text
+    By Eisenbud-Huneke-Vasconcelos, the associated primes of codimension i of R/I are among those of
+    Ext^i(R/I, R); so I is unmixed when Ext^i(R/I, R) has codimension larger than i for every i above
+    codim I. This needs a free resolution and can be slow.
+  Example
+    R = QQ[x, y, z];
+    isUnmixed ideal(x*y, x*z)
+    isUnmixed ideal(x)
+///
+
+doc ///
+Key
+  projectionDegree
+  (projectionDegree, RingMap, ZZ, List)
+Headline
+  degree of a linear projection of a Segre variety, with the checks that make it birational
+Usage
+  projectionDegree(F, m, point)
+Inputs
+  F:RingMap
+    every image bilinear in the first m variables of the target and in the others
+  m:ZZ
+  point:List
+    a point of the target's affine space (rational numbers)
+Outputs
+  :List
+    \{degree of the Segre variety, dimension of its affine cone, no base points, the fiber of the
+    image of the point is one reduced point\}
+Description
+  Text
+    When the last two are true, the projection is finite (no base points) and birational (fiber length
+    is upper semicontinuous for finite maps, and it is one at the given point), so the closure of the
+    image has the Segre variety's degree and dimension.
+  Example
+    S = QQ[a_1..a_4, v_1, v_2];
+    R = QQ[y_1..y_6];
+    F = map(S, R, {a_1*v_1, a_1*v_2 + a_2*v_1, a_2*v_2, a_3*v_1, a_3*v_2 + a_4*v_1, a_4*v_2});
+    projectionDegree(F, 4, {1, 2, 3, 5, 7, 11})
+///
+
+doc ///
+Key
+  completenessCheck
+  (completenessCheck, Ideal, RingMap, ZZ, ZZ)
+Headline
+  whether an ideal of equations is the whole ideal of the closure of the image
+Usage
+  completenessCheck(J, F, dimension, degree)
+Inputs
+  J:Ideal
+    in the source of F
+  F:RingMap
+  dimension:ZZ
+    the affine dimension of the closure of the image
+  degree:ZZ
+    its degree
+Outputs
+  :List
+    \{J vanishes on the image, dim J, degree J, J is the ideal of the closure\}
+Description
+  Text
+    The closure's ideal P is prime. If J lies in P and has P's dimension and degree, then P is the
+    only associated prime of J of that dimension, with multiplicity one; if J is moreover unmixed
+    (@TO isUnmixed@), J = P. Equal dimension and degree alone are not enough: an embedded component
+    changes neither.
+  Example
+    S = QQ[a_1..a_4, v_1, v_2];
+    R = QQ[y_1..y_6];
+    F = map(S, R, {a_1*v_1, a_1*v_2 + a_2*v_1, a_2*v_2, a_3*v_1, a_3*v_2 + a_4*v_1, a_4*v_2});
+    gs = last idealThroughDegree(F, 4);
+    completenessCheck(ideal gs, F, 5, 4)
+    completenessCheck(ideal(gs_0) * ideal vars R, F, 5, 4)
+///
+
+TEST ///
+  -- the d = 2, d' = 1 layer: a quartic hypersurface in 6 coordinates, so the Hilbert function of R/I is
+  -- binomial(k+5, 5) - binomial(k+1, 5)
+  S = QQ[a_1..a_4, v_1, v_2];
+  R = QQ[y_1..y_6];
+  F = map(S, R, {a_1*v_1, a_1*v_2 + a_2*v_1, a_2*v_2, a_3*v_1, a_3*v_2 + a_4*v_1, a_4*v_2});
+  (hf, gs) = toSequence idealThroughDegree(F, 5);
+  assert(hf == apply(6, k -> binomial(k + 5, 5) - binomial(k + 1, 5)));
+  assert(#gs == 1 and ideal gs == implicitEquations F);
+  -- P^3 x P^1 has degree binomial(4, 1) = 4 and an affine cone of dimension 4 + 2 - 1 = 5
+  assert(projectionDegree(F, 4, {1, 2, 3, 5, 7, 11}) == {4, 5, true, true});
+  assert(last completenessCheck(ideal gs, F, 5, 4));
+  -- an embedded component at the origin keeps dimension and degree but is caught
+  J = ideal(gs_0) * ideal vars R;
+  assert(not isUnmixed J);
+  assert(completenessCheck(J, F, 5, 4) == {true, 5, 4, false});
+  -- missing generators: the degree-2 part of the (2,2) layer's ideal is not the whole ideal
+  S2 = QQ[b_1..b_4, w_1..w_4];
+  R2 = QQ[z_1..z_12];
+  F2 = map(S2, R2, flatten apply(2, r -> flatten apply(2, k -> {b_(2*k+1)*w_(2*r+1), b_(2*k+1)*w_(2*r+2) + b_(2*k+2)*w_(2*r+1), b_(2*k+2)*w_(2*r+2)})));
+  (hf2, gs2) = toSequence idealThroughDegree(F2, 2);
+  assert(#gs2 == 5);
+  assert(not last completenessCheck(ideal gs2, F2, 7, 20));
+///
+
 end--

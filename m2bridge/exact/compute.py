@@ -128,10 +128,17 @@ def check_feasible(arch: AttentionNetwork, what: str = "implicitization", force:
                               f"(the parametrization alone has degree {3 ** arch.layers} in the inputs): {alt}")
     coords, weights = exact_size(arch)
     if coords > MAX_COORDINATES or weights > MAX_WEIGHTS:
+        reach = ""
+        if what == "implicitization":
+            from .truncated import engine_reach
+
+            reach = (f"; the degree-by-degree engine gets there in part: {engine_reach(arch)}: "
+                     f"m2bridge implicit ... --max-degree K (the ideal through degree K, with the closure's "
+                     f"certified dimension and degree)")
         raise ProblemTooLarge(
-            f"{what} for {arch.label()} is too large for the exact path: about {coords} reduced coordinates "
-            f"and {weights} weights (limits {MAX_COORDINATES} and {MAX_WEIGHTS}; (3,2) with 36 coordinates "
-            f"did not finish in 40 minutes): {alt}")
+            f"{what} for {arch.label()} by elimination is too large for the exact path: about {coords} reduced "
+            f"coordinates and {weights} weights (limits {MAX_COORDINATES} and {MAX_WEIGHTS}; (3,2) with 36 "
+            f"coordinates did not finish in 40 minutes){reach}; or {alt}")
 
 
 def setup_script(param: Parametrization, field: str) -> str:

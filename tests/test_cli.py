@@ -103,3 +103,36 @@ def test_closed_pipe_is_not_a_traceback():
     proc.stdout.close()
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 0 and "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_implicit_linear_engine_from_the_command_line(m2, tmp_path):
+    # complete and certified, generators written as an M2 file that Macaulay2 loads
+    gens = tmp_path / "gens.m2"
+    out = run("implicit", "--dims", "2,2", "--ranks", "2", "--tokens", "2", "--algorithm", "linear",
+              "--generators-out", str(gens), "--json")
+    data = json.loads(out.stdout)
+    assert data["complete"] is True and data["certificate"] == "complete"
+    assert data["dimension"]["value"] == 7 and data["degree"]["value"] == 20
+    assert "elimination" in " ".join(data["completeness"])
+    m2.eval(f'load "{gens}";')
+    assert m2.to_python("numgens I") == 15
+    # truncated: the dimension and degree are certified, completeness is not claimed
+    data = json.loads(run("implicit", "--dims", "2,3", "--ranks", "2", "--tokens", "2", "--max-degree", "3",
+                          "--json").stdout)
+    assert data["complete"] is False and data["certificate"] == "truncated at degree 3"
+    assert data["degree"]["value"] == 56 and "Segre" in data["degree"]["method"]
+
+
+def test_implicit_engine_bad_paths_time_limits_and_size_check(tmp_path):
+    # an unwritable --generators-out is refused before any computation
+    out = run("implicit", "--dims", "2,1", "--ranks", "2", "--tokens", "2", "--max-degree", "3",
+              "--generators-out", str(tmp_path / "missing" / "g.m2"), check=False)
+    assert out.returncode == 2 and "does not exist" in out.stderr and "Traceback" not in out.stderr
+    # a time limit keeps the degrees already done, says so, exits 2
+    out = run("implicit", "--dims", "3,2", "--ranks", "3", "--tokens", "2", "--max-degree", "7", "--timeout", "4",
+              "--no-certify", check=False)
+    assert out.returncode == 2 and "time limit reached in degree" in out.stderr
+    assert "truncated at degree" in out.stdout and "45 of degree 2" in out.stdout
+    # elimination out of reach: the refusal says how far the degree-by-degree engine gets
+    out = run("implicit", "--dims", "3,2", "--ranks", "3", "--tokens", "2", check=False)
+    assert out.returncode == 2 and "degree-by-degree engine" in out.stderr and "(measured)" in out.stderr

@@ -465,6 +465,9 @@ class _Degree:
                         queue.append(target)
                         size += 1
             self.orbit_size[b] = size
+        self.members: dict[int, list[int]] = defaultdict(list)  # representative -> the blocks of its orbit
+        for block, (rep, _) in self._maps.items():
+            self.members[rep].append(block)
 
     def monomials(self, block: int) -> list[Monomial]:
         return [tuple(int(i) for i in self.combos[r]) for r in self.block_rows[block]]
@@ -480,10 +483,11 @@ class _Degree:
 
     def transport(self, rep: int, vectors: list[Vector]) -> list[Vector]:
         """The vectors of a representative block and their images in every block of its orbit."""
-        out = []
-        for block, (r, g) in self._maps.items():
-            if r == rep:
-                out.extend(vectors if block == rep else [_primitive(g.vector(v)) for v in vectors])
+        out = list(vectors)
+        for block in self.members[rep]:
+            if block != rep:
+                g = self._maps[block][1]
+                out.extend(_primitive(g.vector(v)) for v in vectors)
         return out
 
     def products(self, weight: tuple[int, ...], coord_weights: list[tuple[int, ...]]) -> list[Vector]:

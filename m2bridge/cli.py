@@ -201,7 +201,7 @@ def _implicit_linear(args: argparse.Namespace) -> int:
     if args.generators_out:
         trunc.write_generators(args.generators_out)
         print(f"m2bridge: {sum(trunc.generator_degrees.values())} generators written to {args.generators_out} "
-              "(M2: `load \"FILE\"` defines R and I)", file=sys.stderr)
+              f"(in Macaulay2, load \"{args.generators_out}\" defines R and I)", file=sys.stderr)
     _emit(args, trunc.to_dict(), str(trunc))
     if trunc.interrupted is not None:
         print(f"m2bridge: error: {trunc.interrupted}: the result above covers degrees <= {trunc.max_degree}; "

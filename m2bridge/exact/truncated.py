@@ -119,8 +119,8 @@ class TruncatedIdeal:
                  + f", python-flint, {self.seconds:.2f} s]"]
         for name, cert in (("dimension", self.dimension), ("degree", self.degree)):
             if cert is not None:
-                value = "not computed" if cert.value is None else cert.value
-                lines.append(f"  {name} of the closure: {value} ({cert.method})")
+                lines.append(f"  {name} of the closure: " + (cert.method if cert.value is None
+                                                               else f"{cert.value} ({cert.method})"))
         if self.completeness:
             lines.append(("  complete: " if self.complete else "  not certified complete: ")
                          + "; ".join(self.completeness))

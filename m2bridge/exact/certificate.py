@@ -41,14 +41,11 @@ def closure_dimension(trunc: TruncatedIdeal, seed: int = 0) -> Certificate:
 
 def _bilinear_split(param) -> int | None:
     """Number of A variables when the weights are (A, V) of one head in the attention-matrix form, else None."""
-    if len(param.layers) != 1 or len(param.layers[0].heads) != 1:
+    heads = param.bilinear_heads
+    if heads is None or len(heads) != 1:
         return None
-    head = param.layers[0].heads[0]
-    index = {s: i for i, s in enumerate(param.weights)}
-    if head.form != "A" or not all(v in index for v in head.values):
-        return None
-    att = list(head.attention)
-    if [index[s] for s in att] != list(range(len(att))):
+    att = list(heads[0].attention)
+    if param.weights[:len(att)] != att:  # projectionDegree splits the weights into A first, then V
         return None
     return len(att)
 

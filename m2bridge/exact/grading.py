@@ -82,12 +82,10 @@ def _normal_form(poly: dict[Monomial, Any]) -> tuple[tuple, Fraction]:
 
 def variable_swaps(param: Parametrization) -> list[tuple[str, list[int]]]:
     """Candidate permutations of the weights (as index lists) for one layer in the attention-matrix form."""
-    if len(param.layers) != 1 or any(h.form != "A" for h in param.layers[0].heads):
+    heads = param.bilinear_heads
+    if heads is None:
         return []
     index = {s: i for i, s in enumerate(param.weights)}
-    heads = param.layers[0].heads
-    if any(not all(v in index for v in h.values) for h in heads):
-        return []  # a value rank: V = O U is not a matrix of variables
     d, e = heads[0].attention.rows, heads[0].values.rows
     out = []
 

@@ -117,6 +117,17 @@ class Parametrization:
     def multigraded(self) -> bool:
         return self.coordinate_degrees is not None
 
+    @property
+    def bilinear_heads(self) -> list[HeadWeights] | None:
+        """The heads of one layer in the attention-matrix form with V a matrix of free variables, so that
+        every coordinate is bilinear in each head's (A, V); None otherwise (deep, query/key, a value rank)."""
+        if len(self.layers) != 1:
+            return None
+        heads = self.layers[0].heads
+        if any(h.form != "A" or not all(v.is_Symbol for v in h.values) for h in heads):
+            return None
+        return heads
+
 
 def _matrix(name: str, rows: int, cols: int) -> sympy.Matrix:
     return sympy.Matrix(rows, cols, lambda i, j: sympy.Symbol(f"{name}_{i + 1}_{j + 1}"))

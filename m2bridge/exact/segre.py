@@ -54,11 +54,9 @@ def segre_projection(param: Parametrization) -> SegreProjection | None:
 
     With H heads every coordinate is the same bilinear form in each (A_h, V_h), so it is a linear form
     in T = sum_h vec(A_h) vec(V_h)^T, a matrix of rank <= H (checked head by head below)."""
-    if len(param.layers) != 1 or any(h.form != "A" for h in param.layers[0].heads):
+    heads = param.bilinear_heads
+    if heads is None:
         return None
-    heads = param.layers[0].heads
-    if any(not all(v.is_Symbol for v in h.values) for h in heads):
-        return None  # V = O U: not bilinear in (A, V) entries that are free variables
     maps = [_bilinear_map(param, list(h.attention), list(h.values)) for h in heads]
     if any(m is None for m in maps) or any(m != maps[0] for m in maps[1:]):
         return None

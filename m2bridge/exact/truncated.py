@@ -21,7 +21,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from dataclasses import field as _field
 from fractions import Fraction
-from math import gcd, lcm
+from math import comb, gcd, lcm
 from pathlib import Path
 from typing import Any, Callable
 
@@ -166,17 +166,15 @@ def engine_reach(arch: AttentionNetwork, probe_seconds: float = 2.0, budget: flo
     measured, the unfinished one is estimated from the share of its work done, the next ones extrapolated
     by their number of monomials, up to ``budget`` seconds; e.g. "degree <= 4 in 0.9 s (measured), degree
     <= 5 in about 20 s"."""
-    import math
-
     from .compute import exact_size
 
     n0 = exact_size(arch)[0]
-    top = max([k for k in range(2, 13) if math.comb(n0 + k - 1, k) <= 1_000_000] or [2])  # listing them takes time
+    top = max([k for k in range(2, 13) if comb(n0 + k - 1, k) <= 1_000_000] or [2])  # listing them takes time
     res = truncated_ideal(arch, top, time_limit=probe_seconds)
     n, times = res.ambient_dimension, res.degree_seconds
     if res.partial_degree is None and res.max_degree < 12:
         k = res.max_degree + 1
-        last = times[-1] * (math.comb(n + k - 1, k) / math.comb(n + k - 2, k - 1)) ** _GROWTH
+        last = times[-1] * _growth(n, k)
         res.partial_degree = (k, last, 0.0)
     parts = [f"degree <= {res.max_degree} in {_seconds(sum(times))} (measured)"] if res.max_degree >= 2 else []
     total, estimated = sum(times), []
@@ -187,12 +185,17 @@ def engine_reach(arch: AttentionNetwork, probe_seconds: float = 2.0, budget: flo
     if total <= budget:
         estimated.append(f"degree <= {k} in about {_seconds(total)}")
     for j in range(k + 1, k + 6):
-        last *= (math.comb(n + j - 1, j) / math.comb(n + j - 2, j - 1)) ** _GROWTH
+        last *= _growth(n, j)
         total += last
         if total > budget:
             break
         estimated.append(f"degree <= {j} in about {_seconds(total)}")
     return ", ".join(parts + estimated[:2]) + (" (estimated; off by up to 3x in our measurements)" if estimated else "")
+
+
+def _growth(n: int, k: int) -> float:
+    """Expected time of degree k over degree k - 1 in n coordinates: the monomial ratio to the _GROWTH."""
+    return (comb(n + k - 1, k) / comb(n + k - 2, k - 1)) ** _GROWTH
 
 
 def _seconds(t: float) -> str:
@@ -242,11 +245,8 @@ class _Linear:
 
     def nullspace(self, nrows: int, ncols: int, entries: list[int]) -> list[list[int]]:
         """A basis of the kernel, as integer lists (mod p: representatives in the symmetric range)."""
-        if self.p is None:
-            # a quick rank mod a large prime: full column rank there means full rank over QQ
-            quick = flint.nmod_mat(nrows, ncols, [e % _CHECK_PRIME for e in entries], _CHECK_PRIME)
-            if quick.rank() == ncols:
-                return []
+        if self.p is None and _quick_rank(nrows, ncols, entries) == ncols:
+            return []  # full column rank mod p means full column rank over QQ
         basis, nullity = self.matrix(nrows, ncols, entries).nullspace()
         vectors = []
         for j in range(nullity):
@@ -262,8 +262,7 @@ class _Linear:
             return 0
         flat = [v for row in rows for v in row]
         if self.p is None:
-            quick = flint.nmod_mat(len(rows), ncols, [e % _CHECK_PRIME for e in flat], _CHECK_PRIME)
-            r = quick.rank()
+            r = _quick_rank(len(rows), ncols, flat)
             if r == min(len(rows), ncols, upper if upper is not None else ncols):
                 return r  # a nonzero minor mod p is nonzero over ZZ, and the rank cannot be larger
         return self.matrix(len(rows), ncols, flat).rank()
@@ -286,7 +285,13 @@ class _Linear:
 _CHECK_PRIME = 2**61 - 1  # rank mod this prime: a lower bound over QQ, equal to it when it is full
 
 
-def _coordinate_polys(param, field: str) -> list[dict[Monomial, int]]:
+def _quick_rank(nrows: int, ncols: int, entries: list[int]) -> int:
+    """Rank mod _CHECK_PRIME of an integer matrix given row by row: never above its rank over QQ."""
+    return flint.nmod_mat(nrows, ncols, [e % _CHECK_PRIME for e in entries], _CHECK_PRIME).rank()
+
+
+def _coordinate_polys(param) -> list[dict[Monomial, int]]:
+    """Each reduced coordinate as {exponent vector in the weights: integer coefficient}."""
     out = []
     for expr in param.reduced:
         poly = sympy.Poly(expr, *param.weights)
@@ -308,8 +313,8 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
 
     ``partial_on_timeout``: a :class:`~m2bridge.errors.RunTimeout` or Ctrl-C during degree k returns the
     result through degree k - 1, with ``interrupted`` saying why (raised again when nothing was done).
-    ``time_limit`` (seconds) stops the same way, keeping in ``partial_degree`` (degree, seconds spent, share
-    of its work done) what it knows of the unfinished degree."""
+    ``time_limit`` (seconds) stops the same way, keeping in ``partial_degree`` (degree, estimated seconds for
+    all of it, share of its work done) what it knows of the unfinished degree."""
     from .compute import parametrization
 
     if isinstance(max_degree, bool) or int(max_degree) != max_degree or max_degree < 1:
@@ -319,7 +324,7 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
         raise ArchitectureError("softmax attention is not polynomial: it has no ideal to compute")
     t0 = time.perf_counter()
     param = parametrization(arch)
-    coords = _coordinate_polys(param, field)
+    coords = _coordinate_polys(param)
     n = len(coords)
     weights = finest_grading(coords, len(param.weights))
     syms = coordinate_symmetries(param, coords) if symmetry else []
@@ -361,7 +366,7 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
         degree_seconds.append(time.perf_counter() - tk)
         total_blocks += len(level.weight)
         total_solved += len(level.representatives)
-        total = sum(len(b) for b in level.block_monos)
+        total = len(level.combos)
         hilbert.append(total - dim_ideal)
         ideal_dims.append(dim_ideal)
         if gens_k:
@@ -381,11 +386,10 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
                      + ") were solved once per orbit")
     if field != "QQ":
         notes.append(f"over {field}: the closure of the image mod p; its ideal dimensions are at least those over QQ")
-    result = TruncatedIdeal(arch, max_degree, n, hilbert, ideal_dims, gen_counts, total_blocks, total_solved,
-                            [s for s, _ in syms], weight_arr.shape[1], time.perf_counter() - t0, field,
-                            gens_out, notes=notes)
-    result.interrupted, result.degree_seconds, result.partial_degree = interrupted, degree_seconds, partial
-    return result
+    return TruncatedIdeal(arch, max_degree, n, hilbert, ideal_dims, gen_counts, total_blocks, total_solved,
+                          [s for s, _ in syms], weight_arr.shape[1], time.perf_counter() - t0, field,
+                          gens_out, notes=notes, interrupted=interrupted, degree_seconds=degree_seconds,
+                          partial_degree=partial)
 
 
 class _Stopped(Exception):
@@ -419,11 +423,7 @@ def _solve_degree(level: "_Degree", lower: "_Degree | None", pullback, linear: "
             gens_k += len(chosen) * size
             kept.extend(level.transport(rep, chosen))
         else:
-            col = {m: j for j, m in enumerate(monos)}
-            rows = [[0] * len(monos) for _ in products]
-            for r, vec in enumerate(products):
-                for m, v in vec.items():
-                    rows[r][col[m]] = v
+            rows = _dense_rows(products, monos)
             gens_k += (len(kernel) - linear.rank(rows, len(monos), upper=len(kernel))) * size
     return dim_ideal, gens_k, kept
 
@@ -442,7 +442,6 @@ class _Degree:
         self.block_rows = [order[bounds[b]:bounds[b + 1]] for b in range(len(block_weights))]
         self.weight = [tuple(int(x) for x in w) for w in block_weights]
         self.index = {w: b for b, w in enumerate(self.weight)}
-        self.block_monos = self.block_rows
         self.kernels: dict[int, list[Vector]] = {}
         self._maps: dict[int, tuple[int, CoordinateMap]] = {}  # block -> (its representative, rep -> block)
         self.orbit_size: dict[int, int] = {}
@@ -521,23 +520,27 @@ def _block_kernel(monos: list[Monomial], pullback, linear: _Linear) -> list[Vect
             for vec in linear.nullspace(nr, nc, entries)]
 
 
-def _new_generators(products: list[Vector], kernel: list[Vector], monos: list[Monomial],
-                    linear: _Linear) -> list[Vector]:
-    """Kernel vectors completing R_1 times the lower-degree ideal to the whole block (a minimal set)."""
+def _dense_rows(vectors: list[Vector], monos: list[Monomial]) -> list[list[int]]:
+    """The vectors as dense rows over the block's monomials."""
     col = {m: j for j, m in enumerate(monos)}
-
-    def dense(vec: Vector) -> list[int]:
+    rows = []
+    for vec in vectors:
         row = [0] * len(monos)
         for m, v in vec.items():
             row[col[m]] = v
-        return row
+        rows.append(row)
+    return rows
 
-    rows = [dense(v) for v in products]
+
+def _new_generators(products: list[Vector], kernel: list[Vector], monos: list[Monomial],
+                    linear: _Linear) -> list[Vector]:
+    """Kernel vectors completing R_1 times the lower-degree ideal to the whole block (a minimal set)."""
+    rows = _dense_rows(products, monos)
     base = linear.rank(rows, len(monos), upper=len(kernel)) if rows else 0
     if base == len(kernel):
         return []
     if rows:
         keep = linear.pivot_rows(rows, len(monos))
         rows = [rows[i] for i in keep]
-    pivots = linear.pivot_rows(rows + [dense(v) for v in kernel], len(monos))
+    pivots = linear.pivot_rows(rows + _dense_rows(kernel, monos), len(monos))
     return [kernel[j - len(rows)] for j in pivots if j >= len(rows)]

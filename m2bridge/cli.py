@@ -175,6 +175,11 @@ def _implicit_linear(args: argparse.Namespace) -> int:
     from .exact.truncated import truncated_ideal
 
     check_file_path(args.generators_out, "--generators-out")
+    certifying = "--algorithm linear" if args.algorithm == "linear" else "--certify" if args.certify else None
+    if certifying and (args.no_certify or args.field != "QQ"):
+        raise M2BridgeError(f"{certifying} certifies the ideal over QQ in Macaulay2, which "
+                            + ("--no-certify skips" if args.no_certify else f"--field {args.field} is not")
+                            + ": drop one of the two")
     if args.m2_script:
         print("m2bridge: no M2 script written: the degree-by-degree engine uses exact linear algebra in "
               "python-flint (use --generators-out FILE for the equations as an M2 file)", file=sys.stderr)

@@ -70,7 +70,7 @@ def exact_available(arch: AttentionNetwork) -> bool:
 
 
 def _exact(arch: AttentionNetwork, timeout: float | None, force: bool,
-           script_out: str | Path | None = None) -> dict[str, Any]:
+           script_out: str | Path | None = None, seed: int = 0) -> dict[str, Any]:
     from .exact.compute import check_feasible, exact_dimension
 
     if arch.softmax:
@@ -78,8 +78,9 @@ def _exact(arch: AttentionNetwork, timeout: float | None, force: bool,
     if arch.layers > 1:  # deep: exact rank over QQ at a rational point (python-flint), no M2, seconds
         from .exact.jacobian_qq import qq_jacobian_rank
 
-        res = qq_jacobian_rank(arch, force=force)
+        res = qq_jacobian_rank(arch, seed=seed, force=force)
         return {"dimension": res.rank, "method": "exact", "seconds": round(res.seconds, 4),
+                "points_tried": res.points,
                 "certificate": res.certificate, "how": "exact rank over QQ of the coefficient map's Jacobian at a "
                 "rational weight point (python-flint); certified when it meets the symmetry bound",
                 "symmetry_bound": res.bound, "m2_version": None, "field": "QQ", "m2_script": None,
@@ -134,9 +135,11 @@ def dimension_report(arch: AttentionNetwork, method: str = "auto", samples: int 
     if method == "auto":
         method = picked = "exact" if exact_available(arch) else "numeric"
     if method == "exact":
-        res = _exact(arch, timeout, force, script_out)
+        res = _exact(arch, timeout, force, script_out, seed)
         auto = " (picked by --method auto: one small lightning layer)" if picked else ""
-        how = f"M2 {res['m2_version']}" if res["m2_version"] else "rank over QQ at a rational point, python-flint"
+        points = res.get("points_tried", 1)
+        how = (f"M2 {res['m2_version']}" if res["m2_version"] else
+               f"rank over QQ at {'a rational point' if points == 1 else f'{points} rational points'}, python-flint")
         written = bool(script_out) and res["m2_version"] is not None
         return _merge(base, res, method_picked=picked, m2_script_written=written,
                       text=f"{arch.label()}: {res['headline']} (exact{auto}, {how}, {res['seconds']:.2f} s); {ftext}")
@@ -150,7 +153,7 @@ def dimension_report(arch: AttentionNetwork, method: str = "auto", samples: int 
         results: dict[str, Any] = {"numeric": _numeric(arch, samples, seed, repeat)}
         results["numeric"].pop("text")
         try:
-            results["exact"] = _exact(arch, timeout, force, script_out)
+            results["exact"] = _exact(arch, timeout, force, script_out, seed)
         except (ProblemTooLarge, M2NotFound) as exc:
             results["exact"] = {"dimension": None, "skipped": str(exc)}
         values = {k: v["dimension"] for k, v in results.items() if v.get("dimension") is not None}

@@ -140,3 +140,13 @@ def test_implicit_engine_bad_paths_time_limits_and_size_check(tmp_path):
     # elimination out of reach: the refusal says how far the degree-by-degree engine gets
     out = run("implicit", "--dims", "3,2", "--ranks", "3", "--tokens", "2", check=False)
     assert out.returncode == 2 and "degree-by-degree engine" in out.stderr and "(measured)" in out.stderr
+
+
+def test_deep_exact_dimension_on_the_command_line_at_every_seed():
+    for seed in range(4):
+        out = json.loads(run("dim", "--dims", "2,1,1", "--ranks", "2,1", "--tokens", "2", "--method", "exact",
+                             "--seed", str(seed), "--json").stdout)
+        assert (out["dimension"], out["certificate"], out["seed"]) == (5, "certified maximal", seed)
+    out = json.loads(run("dim", "--dims", "3,3,3", "--ranks", "1,2", "--tokens", "2", "--method", "exact",
+                         "--json").stdout)
+    assert (out["dimension"], out["certain"], out["points_tried"]) == (18, False, 4)

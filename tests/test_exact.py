@@ -261,6 +261,28 @@ def test_deep_exact_rank_over_qq_matches_numeric(arch):
     assert exact.to_dict()["certificate"] == "certified maximal"
 
 
+def _small_deep_family():
+    """Two layers with widths 1 and 2 in every position and every rank up to the input width."""
+    import itertools
+
+    for dims in itertools.product((1, 2), repeat=3):
+        for ranks in itertools.product(*[range(1, d + 1) for d in dims[:-1]]):
+            yield LightningAttention(dims, ranks, 2)
+
+
+@pytest.mark.parametrize("arch", list(_small_deep_family()), ids=lambda a: a.label())
+def test_deep_exact_rank_on_narrow_layers_equals_the_numeric_rank(arch):
+    # issue 17: dims 2,1,1 ranks 2,1 gave 1 (a zero weight of the 1x1 value matrix at seed 0, and --seed
+    # was not passed on); the numeric rank mod p on sampled inputs is the independent computation
+    from m2bridge.exact.jacobian_qq import qq_jacobian_rank
+
+    exact = qq_jacobian_rank(arch)
+    numeric = numeric_dimension(arch)
+    assert numeric.certain and exact.rank == numeric.dimension
+    assert exact.certified == (numeric.certificate == "certified maximal")
+    assert exact.points == (1 if exact.certified else 4)
+
+
 def test_deep_exact_rank_is_a_lower_bound_where_the_symmetries_do_not_explain_the_fiber():
     from m2bridge.exact.jacobian_qq import qq_jacobian_rank
 

@@ -11,7 +11,7 @@ run: setup
 test: setup
 	cd tests && M2BRIDGE_REQUIRE_M2=1 ../.venv/bin/python -m pytest -q -p no:cacheprovider
 
-# the bridge, exact and example tests again against Macaulay2 1.26 (passagemath-macaulay2 wheel)
+# the bridge, exact and example tests again against a second Macaulay2 (1.25 or 1.26, whichever runs on this CPU)
 test-compat: setup
 	bash scripts/m2-compat.sh
 

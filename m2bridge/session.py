@@ -219,6 +219,10 @@ class Macaulay2:
             pass
         if child.signalstatus:
             name = signal.Signals(child.signalstatus).name
+            if child.signalstatus == signal.SIGILL:
+                return (f"killed by {name}: an illegal instruction, so this binary needs CPU instructions that "
+                        "this processor lacks (AVX-512, for example); use a build for this CPU, such as Debian's "
+                        "macaulay2 package")
             return f"killed by {name}"
         return f"exit status {child.exitstatus}"
 

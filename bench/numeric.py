@@ -12,6 +12,9 @@
 4. Variants (heads, value ranks, causal masks, skip connections): seconds per parameter beside the
    single-head path at about the same parameter count, and a >= 5,000-parameter network with all
    four variants (certified dimension, time, peak memory; each in a fresh process).
+5. Transformer blocks (attention + skip, then a tokenwise MLP of degree 2 + skip): seconds per
+   parameter beside attention-only networks with exactly the same parameter count, and two blocks of
+   5,120 parameters (d=16, a=8, two heads, MLP width 48, t=3).
 
 Usage: python bench/numeric.py [--quick] [--no-torch] [--torch-python PATH]
 (--torch-python: a Python that has torch, when the m2bridge venv has none; it imports m2bridge from this
@@ -211,6 +214,55 @@ def variants(quick: bool) -> None:
               f"{r['certificate']} in {r['seconds']:.1f} s, {r['peak_gib']:.2f} GiB")
 
 
+BLOCK_CHILD = """
+import json, resource, sys
+from m2bridge.architecture import LightningAttention, Network
+from m2bridge.layers.spec import parse_layers
+from m2bridge.numeric.dimension import numeric_dimension
+kind, d, t, rest = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+if kind == "layers":
+    arch = Network(parse_layers(rest), t, d_in=d)
+else:
+    a, l = (int(v) for v in rest.split(","))
+    arch = LightningAttention((d,) * (l + 1), (a,) * l, t)
+r = numeric_dimension(arch, fiber=True)
+print(json.dumps({"label": arch.label(), "parameters": arch.parameters, "dimension": r.dimension,
+                  "certificate": r.certificate, "seconds": r.seconds, "samples": r.samples,
+                  "unexplained": r.fiber.unexplained,
+                  "peak_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}))
+"""
+
+
+def blocks(quick: bool) -> None:
+    """Transformer blocks (attention + skip, MLP r=2 + skip) beside attention-only networks with the same
+    parameters: per block H (2 a d + d^2) + 2 w d with H = 2 heads of rank a; per attention layer 2 a d + d^2."""
+    cases = [(("layers", 8, 3, "2x block a=4 heads=2 w=24 r=2"), ("attention", 8, 3, "4,10"))]
+    big = ("layers", 16, 3, "2x block a=8 heads=2 w=48 r=2")
+    if not quick:
+        cases.append((("layers", 12, 3, "2x block a=6 heads=2 w=36 r=2"), ("attention", 12, 3, "6,10")))
+    print("\n== Transformer blocks beside attention-only networks of the same size (exact mod p, t=3, fresh "
+          "process each) ==")
+    print(f"{'architecture':86s} {'params':>6s} {'dim':>5s} {'certificate':19s} {'s':>6s} {'us/param':>8s} "
+          f"{'GiB':>5s}")
+
+    def one(args: tuple) -> dict:
+        out = subprocess.run([sys.executable, "-c", BLOCK_CHILD, *map(str, args)], capture_output=True,
+                             text=True, check=True)
+        r = json.loads(out.stdout)
+        print(f"{r['label'][:86]:86s} {r['parameters']:6d} {r['dimension']:5d} {r['certificate']:19s} "
+              f"{r['seconds']:6.2f} {1e6 * r['seconds'] / r['parameters']:8.1f} {r['peak_gib']:5.2f}")
+        return r
+
+    for block, plain in cases:
+        b, p = one(block), one(plain)
+        ratio = (b["seconds"] / b["parameters"]) / (p["seconds"] / p["parameters"])
+        print(f"   cost per parameter, blocks / attention only: {ratio:.2f}x")
+    if not quick:
+        r = one(big)
+        print(f"   two transformer blocks, {r['parameters']} parameters: {r['certificate']} dimension "
+              f"{r['dimension']} in {r['seconds']:.1f} s, {r['peak_gib']:.2f} GiB")
+
+
 def deep(quick: bool) -> None:
     cases = [((3,) * 5, (2,) * 4), ((3,) * 5, (3,) * 4), ((2,) * 6, (2,) * 5), ((3,) * 6, (2,) * 5)]
     if quick:
@@ -246,6 +298,7 @@ def main() -> None:
         figure3_whole_process(torch_python)
     deep(args.quick)
     variants(args.quick)
+    blocks(args.quick)
     scale(args.quick)
 
 

@@ -9,9 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from .architecture import AttentionNetwork, make_architecture
+from .architecture import AttentionNetwork, Network, make_architecture
 from .deadline import Deadline
-from .errors import M2BridgeError, M2NotFound, OutputPathError
+from .errors import ArchitectureError, M2BridgeError, M2NotFound, OutputPathError
+from .layers.spec import HELP as LAYERS_HELP
+from .layers.spec import load_network_file, parse_layers
 
 VERSION = "0.1.0"
 
@@ -79,10 +81,17 @@ def check_dir_path(path: str | None, what: str) -> None:
 
 # ------------------------------------------------------------------ architecture options
 def add_architecture(p: argparse.ArgumentParser, softmax: bool = False) -> None:
-    g = p.add_argument_group("architecture")
-    g.add_argument("--dims", required=True, type=_int_list, metavar="D0,D1,...", help="token widths d0,d1,...,dl")
-    g.add_argument("--ranks", required=True, type=_int_list, metavar="A1,...", help="attention ranks a1,...,al")
+    g = p.add_argument_group("architecture (attention only: --dims and --ranks; any layers: --dims D0 --layers "
+                             "SPEC, or --network FILE)")
+    g.add_argument("--dims", type=_int_list, metavar="D0,D1,...",
+                   help="token widths d0,d1,...,dl (with --layers: the input width d0 alone)")
+    g.add_argument("--ranks", type=_int_list, metavar="A1,...", help="attention ranks a1,...,al")
     g.add_argument("--tokens", required=True, type=_positive_int, metavar="T", help="number of tokens t")
+    g.add_argument("--layers", metavar="SPEC", help="attention and MLP layers, e.g. \"attn a=2 heads=2 skip; mlp w=8 "
+                   "r=2 skip\" or \"2x block a=8 heads=2 w=48 r=2\" (" + LAYERS_HELP + ")")
+    g.add_argument("--network", metavar="FILE", help="the network as a JSON list of layers ({\"kind\": \"attention\" "
+                   "or \"mlp\", \"d_in\", \"d_out\", \"rank\", \"heads\", \"value_rank\", \"causal\", \"residual\", "
+                   "\"width\", \"degree\"}; omitted keys take the defaults)")
     add_variants(g)
     if softmax:
         g.add_argument("--softmax", action="store_true", help="softmax attention (numeric only)")
@@ -112,8 +121,33 @@ def variant_kwargs(args: argparse.Namespace, heads: Any = None) -> dict[str, Any
 
 
 def architecture(args: argparse.Namespace) -> AttentionNetwork:
-    return make_architecture(args.dims, args.ranks, args.tokens, getattr(args, "softmax", False),
-                             getattr(args, "temperature", None), **variant_kwargs(args))
+    """The network of the command line: --dims/--ranks (attention only), --dims D0 --layers SPEC, or --network."""
+    softmax, temperature = getattr(args, "softmax", False), getattr(args, "temperature", None)
+    layers_text, network = getattr(args, "layers", None), getattr(args, "network", None)
+    if layers_text is None and network is None:
+        if args.dims is None or args.ranks is None:
+            raise ArchitectureError("give --dims and --ranks (attention layers), --dims D0 with --layers SPEC, or "
+                                    "--network FILE")
+        return make_architecture(args.dims, args.ranks, args.tokens, softmax, temperature, **variant_kwargs(args))
+    if layers_text is not None and network is not None:
+        raise ArchitectureError("give --layers or --network, not both")
+    option = "--layers" if layers_text is not None else "--network"
+    used = [flag for flag, on in (("--ranks", args.ranks is not None), ("--heads", args.heads is not None),
+                                  ("--value-rank", args.value_rank is not None), ("--causal", args.causal),
+                                  ("--residual", args.residual)) if on]
+    if used:
+        raise ArchitectureError(f"{', '.join(used)} describe(s) --dims/--ranks networks; with {option} put the "
+                                "options in the layers (heads=, b=, causal, skip)")
+    if layers_text is not None:
+        if args.dims is None or len(args.dims) != 1:
+            raise ArchitectureError("--layers needs the input width alone: --dims D0 (e.g. --dims 16)")
+        return Network(parse_layers(layers_text), args.tokens, d_in=args.dims[0], softmax=softmax,
+                       temperature=temperature)
+    layers = load_network_file(network)
+    if args.dims is not None and len(args.dims) != 1:
+        raise ArchitectureError("with --network, --dims may only give the input width d0 (the file has the rest)")
+    return Network(layers, args.tokens, d_in=args.dims[0] if args.dims else None, softmax=softmax,
+                   temperature=temperature)
 
 
 def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
@@ -426,11 +460,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = _sub(sub, "compare", "numeric, formula and exact dimensions over a grid of architectures",
              "compare --dims 3,3,3 --ranks 1:3,1:3 --tokens 2",
              "compare --dims 2:4,1 --ranks 1:4 --tokens 2 --heads 1:4 --methods numeric,formula,exact",
-             "compare --dims 3,3,3 --ranks 1:3:2,2 --tokens 2 --csv grid.csv")
+             "compare --dims 3,3,3 --ranks 1:3:2,2 --tokens 2 --csv grid.csv",
+             "compare --dims 2:3 --layers \"block a=1:2 w=1:4 r=2\" --tokens 2 --methods numeric,formula,exact")
     g = p.add_argument_group("grid (each comma field a value, a range a:b or a range with a step a:b:s)")
-    g.add_argument("--dims", required=True, help="widths, with ranges: 2:3,1")
-    g.add_argument("--ranks", required=True, help="ranks, with ranges: 1:3,1:3")
+    g.add_argument("--dims", help="widths, with ranges: 2:3,1 (with --layers: the input width, e.g. 2:4)")
+    g.add_argument("--ranks", help="ranks, with ranges: 1:3,1:3")
     g.add_argument("--tokens", required=True, help="tokens, with ranges: 2:3")
+    g.add_argument("--layers", metavar="SPEC", help="attention and MLP layers with ranges key=a:b, e.g. \"block "
+                   "a=1:2 w=2:4 r=2:3\" (" + LAYERS_HELP + ")")
+    g.add_argument("--network", metavar="FILE", help="one network as a JSON list of layers (see dim --help)")
     add_variants(g, ranges=True)
     p.add_argument("--softmax", action="store_true", help="softmax attention (numeric only)")
     p.add_argument("--methods", default="numeric,formula", help="comma list of numeric, formula, exact")

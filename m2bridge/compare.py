@@ -17,7 +17,7 @@ from typing import Any
 from . import __version__
 from .architecture import AttentionNetwork, make_architecture
 from .deadline import Deadline
-from .errors import M2BridgeError, M2Timeout, RunTimeout, SchedulerUnreachable
+from .errors import M2BridgeError, M2Timeout, ProblemTooLarge, RunTimeout, SchedulerUnreachable
 from .formulas import expected_dimension
 
 
@@ -65,6 +65,41 @@ def grid(dims: str, ranks: str, tokens: str, softmax: bool = False, heads: str |
     return out
 
 
+def expand_layers(spec: str) -> list[str]:
+    """``"block a=1:2 w=2:4:2 r=2"`` -> the specs with every ``key=a:b`` (or ``a:b:s``) range replaced by
+    each of its values (all combinations)."""
+    import re
+
+    pattern = re.compile(r"(\w+)=(\d+:\d+(?::\d+)?)")
+    ranges = [(m.group(0), [v for (v,) in expand(m.group(2))]) for m in pattern.finditer(spec)]
+    if not ranges:
+        return [spec]
+    out = []
+    for values in itertools.product(*[vals for _, vals in ranges]):
+        text = spec
+        for (whole, _), v in zip(ranges, values):
+            key = whole.split("=")[0]
+            text = text.replace(whole, f"{key}={v}", 1)
+        out.append(text)
+    return out
+
+
+def layer_grid(dims: str, layers: str | None, tokens: str, softmax: bool = False,
+               network: str | None = None) -> list[AttentionNetwork]:
+    """Networks of a ``--layers`` specification (with ranges ``key=a:b``) or of a ``--network`` file, for every
+    input width of ``dims`` (one field; the file's own width when omitted with --network) and token count."""
+    from .architecture import Network
+    from .layers.spec import load_network_file, parse_layers
+
+    widths = [d for (d,) in expand(dims)] if dims else [None]
+    specs = [(text, parse_layers(text)) for text in expand_layers(layers)] if layers else \
+        [(network, load_network_file(network))]
+    out = []
+    for (_, stack), d0, (t,) in itertools.product(specs, widths, expand(tokens)):
+        out.append(Network(stack, t, d_in=d0, softmax=softmax))
+    return out
+
+
 def cache_dir(override: str | None = None) -> Path:
     return Path(override or os.environ.get("M2BRIDGE_CACHE", Path.home() / ".cache" / "m2bridge"))
 
@@ -98,7 +133,7 @@ def compute_row(arch: AttentionNetwork, methods: tuple[str, ...], seed: int = 0,
     ``timeout``: seconds per cell (the numeric cell is stopped by a signal where this runs in a main
     thread, as in the process pool; the exact cell by the bridge's timeout).
     """
-    row: dict[str, Any] = {**arch.to_dict(), "softmax": arch.softmax}
+    row: dict[str, Any] = {**arch.to_dict(), "softmax": arch.softmax, "spec": arch.layers_spec()}
     if "numeric" in methods:
         from .numeric.dimension import numeric_dimension
 
@@ -121,7 +156,16 @@ def compute_row(arch: AttentionNetwork, methods: tuple[str, ...], seed: int = 0,
         from .dimension import _exact, exact_available
 
         row["exact"] = None
-        if not exact_available(arch):
+        if not arch.attention_only and not arch.softmax:  # exact rank over QQ (python-flint), no M2
+            try:
+                res = _exact(arch, timeout=timeout, force=False)
+                if res["certain"]:
+                    row["exact"] = res["dimension"]
+                else:
+                    row["exact_error"] = f"lower bound: {res['dimension']} (exact rank below the symmetry bound)"
+            except M2BridgeError as exc:
+                row["exact_error"] = ("refused" if isinstance(exc, ProblemTooLarge) else "error") + f": {exc}"
+        elif not exact_available(arch):
             row["exact_error"] = ("refused: softmax has no exact path" if arch.softmax else
                                   "refused: beyond the exact path (one small lightning layer) or M2 missing")
         else:
@@ -257,6 +301,7 @@ def _connect(scheduler: Any, connect_timeout: float) -> Any:
 
 
 TABLE_COLUMNS = ("dims", "ranks", "tokens", "heads", "parameters")
+LAYER_TABLE_COLUMNS = ("d0", "layers", "tokens", "parameters")
 
 
 def print_table(rows: list[dict[str, Any]], methods: tuple[str, ...]) -> None:
@@ -265,13 +310,14 @@ def print_table(rows: list[dict[str, Any]], methods: tuple[str, ...]) -> None:
 
     table = Table(title="m2bridge compare")
     shown = [m for m in ("numeric", "exact", "formula") if m in methods]
-    cols = [*TABLE_COLUMNS, *shown, "agree"]
+    with_mlp = any(r.get("ranks") is None for r in rows)
+    cols = [*(LAYER_TABLE_COLUMNS if with_mlp else TABLE_COLUMNS), *shown, "agree"]
     for c in cols:
         table.add_column(c)
     for r in rows:
         cells = []
         for c in cols[:-1]:
-            v = r.get(c)
+            v = r.get("spec") if c == "layers" else r["dims"][0] if c == "d0" else r.get(c)
             if c in ("numeric", "exact") and v is None:
                 v = r.get(f"{c}_error", "").split(":")[0]  # refused / timeout / error; JSON has the reason
             elif c == "numeric" and r.get("numeric_certain") is False:
@@ -293,7 +339,18 @@ def run_compare_cli(args) -> int:
     variants: dict[str, Any] = {"causal": args.causal, "residual": args.residual}
     if args.value_rank is not None:
         variants["value_ranks"] = args.value_rank
-    archs = grid(args.dims, args.ranks, args.tokens, args.softmax, heads=args.heads, **variants)
+    if args.layers or args.network:
+        used = [f for f, on in (("--ranks", args.ranks), ("--heads", args.heads), ("--value-rank", args.value_rank),
+                                ("--causal", args.causal), ("--residual", args.residual)) if on]
+        if used or (args.layers and args.network):
+            raise ValueError(f"with --layers or --network give the options in the layers, not {', '.join(used) or '--layers and --network together'}")
+        if args.layers and not args.dims:
+            raise ValueError("--layers needs the input widths: --dims D0 (ranges allowed, e.g. 2:4)")
+        archs = layer_grid(args.dims, args.layers, args.tokens, args.softmax, args.network)
+    else:
+        if not args.dims or not args.ranks:
+            raise ValueError("give --dims and --ranks (attention layers), --dims D0 with --layers SPEC, or --network FILE")
+        archs = grid(args.dims, args.ranks, args.tokens, args.softmax, heads=args.heads, **variants)
     rows = run_grid(archs, methods, args.seed, args.samples, not args.no_cache, args.cache_dir,
                     args.scheduler, args.workers, progress=not args.json, timeout=args.timeout,
                     connect_timeout=args.connect_timeout)

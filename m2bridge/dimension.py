@@ -58,7 +58,7 @@ def exact_available(arch: AttentionNetwork) -> bool:
     """Whether ``auto`` would use the exact path: one polynomial layer, small, and M2 present."""
     from .session import find_m2
 
-    if arch.softmax or arch.layers > 1:
+    if arch.softmax or arch.layers > 1 or not arch.attention_only:
         return False
     if _exact_weights(arch) > EXACT_DIM_MAX_WEIGHTS:
         return False
@@ -75,7 +75,7 @@ def _exact(arch: AttentionNetwork, timeout: float | None, force: bool,
 
     if arch.softmax:
         check_feasible(arch)
-    if arch.layers > 1:  # deep: exact rank over QQ at a rational point (python-flint), no M2, seconds
+    if arch.layers > 1 or not arch.attention_only:  # deep or with MLPs: exact rank over QQ (python-flint), no M2
         from .exact.jacobian_qq import qq_jacobian_rank
 
         res = qq_jacobian_rank(arch, seed=seed, force=force)

@@ -52,25 +52,95 @@ def rank_variety_dimension(rows: int, cols: int, rank: int | None) -> int:
 
 
 def naive_count(arch: AttentionNetwork) -> FormulaValue:
-    """A naive count for heads, value ranks, masks and skip connections, where the paper has no formula.
+    """A naive count for heads, value ranks, masks, skip connections and MLP layers, where the paper has
+    no formula.
 
-    The sum over layers and heads of one head's one-layer dimension (a(2 d_in - a) plus the rank-<=b
-    value matrices, minus 1 for the scaling of lightning), minus the change of basis d_i^2 between
-    layers without skip connections; capped by the parameters and, for one lightning layer with
-    t >= 2 and no mask, by the dimension of the span (MATH.md section 3).  For equal widths and one
-    head it is Eq. 14.  A baseline to compare computations with, never a result.
+    The sum over layers of each layer's own count (attention, per head: a(2 d_in - a) plus the rank-<=b
+    value matrices, minus 1 for the scaling of lightning; MLP: its parameters minus the hidden-neuron
+    rescalings (and the orthogonal group for r = 2 with one output), capped by its span, or the
+    rank-<=min(w, d_in, d_out) matrices when linear), minus the change of basis d_i^2 after each layer
+    without skip connection that a later layer without one reads (skip layers between are conjugated); capped by the parameters, by the dimension of the span for
+    one lightning layer with t >= 2 and no mask (MATH.md section 3), and by the polynomial maps of the
+    network's degrees for MLP-only networks. For equal widths and one head it is Eq. 14.  A baseline to
+    compare computations with, never a result.
     """
     specs = arch.layer_specs
-    count = sum(layer.heads * (determinantal_dimension(layer.d_in, layer.rank)
-                               + rank_variety_dimension(layer.d_out, layer.d_in, layer.value_rank)
-                               - (0 if arch.softmax else 1)) for layer in specs)
-    count -= sum(layer.d_out ** 2 for layer, nxt in zip(specs, specs[1:]) if not layer.residual and not nxt.residual)
+    net = arch.context
+    count = sum(layer.naive_part(net) for layer in specs)
+    # the change of basis of the stream after a layer without skip connection, up to the next such layer (the
+    # layers with skip connections in between are conjugated), as in the symmetry list
+    count -= sum(layer.d_out ** 2 for i, layer in enumerate(specs)
+                 if not layer.residual and any(not nxt.residual for nxt in specs[i + 1:]))
     caps = [arch.parameters]
-    if len(specs) == 1 and not arch.softmax and arch.tokens >= 2 and not specs[0].causal:
+    if len(specs) == 1 and arch.attention_only and not arch.softmax and arch.tokens >= 2 and not specs[0].causal:
         caps.append(single_layer_span_dimension(arch.dims[0], arch.dims[1]))
+    span = mlp_span_dimension(arch)
+    if span is not None:
+        caps.append(span)
     return FormulaValue("naive count", min(count, *caps), False, ["no formula in the paper for this variant"],
-                        "sum over layers and heads of one head's one-layer dimension, minus the change of "
+                        "sum over layers of each layer's parameters minus its own symmetries, minus the change of "
                         "basis between layers, capped by the parameters and the span", naive=True)
+
+
+# Alexander-Hirschowitz: the w-th secant of the Veronese v_r(P^(d-1)) is defective only for r = 2
+# (2 <= w < d) and these (d, r, w), where it has one dimension less than expected
+AH_EXCEPTIONS = {(3, 4, 5), (4, 4, 9), (5, 3, 7), (5, 4, 14)}
+
+
+def known_upper_bound(arch: AttentionNetwork) -> tuple[int, str] | None:
+    """An upper bound on the dimension that is not a symmetry count, with its reason, or None.
+
+    MLP-only networks lie in a space of polynomial maps (:func:`mlp_span_dimension`); one hidden layer
+    with one output and no skip connection is a secant variety of a Veronese variety, and for the
+    Alexander-Hirschowitz exceptions that variety has one dimension less than w d_in and the span
+    (a theorem, cited: Alexander and Hirschowitz 1995).
+    """
+    from math import comb
+
+    from .layers import MLP
+
+    span = mlp_span_dimension(arch)
+    if span is None:
+        return None
+    layer = arch.layer_specs[0]
+    if arch.layers == 1 and isinstance(layer, MLP) and layer.d_out == 1 and not layer.residual:
+        key = (layer.d_in, layer.degree, layer.width)
+        if key in AH_EXCEPTIONS:
+            expected = min(layer.width * layer.d_in, comb(layer.d_in + layer.degree - 1, layer.degree))
+            return expected - 1, (f"the Alexander-Hirschowitz theorem: sums of {layer.width} {layer.degree}-th powers "
+                                  f"of linear forms in {layer.d_in} variables are defective, dimension "
+                                  f"{expected - 1}, one less than expected")
+    return span, (f"the dimension of the space of polynomial maps R^{arch.dims[0]} -> R^{arch.dims[-1]} of the "
+                  f"network's degrees {sorted(output_degrees(arch))}, applied token by token")
+
+
+def output_degrees(arch: AttentionNetwork) -> set[int] | None:
+    """The degrees in the input that a network of MLP layers can have (None with attention layers):
+    a plain layer of degree r turns degrees S into sums of r of them, a skip connection keeps S too."""
+    from .layers import MLP
+
+    degrees = {1}
+    for layer in arch.layer_specs:
+        if not isinstance(layer, MLP):
+            return None
+        sums = {0}
+        for _ in range(layer.degree):
+            sums = {a + b for a in sums for b in degrees}
+        degrees = sums | degrees if layer.residual else sums
+    return degrees
+
+
+def mlp_span_dimension(arch: AttentionNetwork) -> int | None:
+    """For MLP-only networks (tokenwise, the same polynomial map on every token): d_l times the number of
+    monomials in d_0 variables of the degrees the network can have, a space containing its image (an upper
+    bound for the dimension). None when the network has attention layers."""
+    from math import comb
+
+    degrees = output_degrees(arch)
+    if degrees is None:
+        return None
+    d0 = arch.dims[0]
+    return arch.dims[-1] * sum(comb(d0 + k - 1, k) for k in degrees)
 
 
 def expected_dimension(arch: AttentionNetwork) -> FormulaValue:

@@ -13,9 +13,12 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-# a Groebner basis over a prime field: the plane cubic x^2 y - y^3 + 1 has degree 3
-PROBE_CODE = "R = ZZ/101[x,y]; print degree ideal(x^2*y - y^3 + 1); exit 0"
-PROBE_ANSWER = "3"
+# a factorization with big integer coefficients (FLINT's multiplication: the 10.6.48 wheel's libflint needs
+# the ADX instructions, which some AVX2 CPUs lack) and a Groebner basis over a prime field (the plane cubic
+# x^2 y - y^3 + 1 has degree 3)
+PROBE_CODE = ("R = QQ[x,y]; print(#factor((3^200*x + 7^150*y)^2*(x - y))); "
+              "S = ZZ/101[u,v]; print degree ideal(u^2*v - v^3 + 1); exit 0")
+PROBE_ANSWER = ["2", "3"]
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,7 @@ def probe(executable: str, timeout: float = 120.0) -> Probe:
              ("a small computation", [executable, "-q", "--stop", "-e", PROBE_CODE]))
     version = None
     for what, argv in steps:
-        cmd = " ".join(argv[1:2]) if what == "--version" else "M2 -e '<degree of a plane cubic>'"
+        cmd = "M2 --version" if what == "--version" else "M2 -e '<a factorization and a Groebner basis>'"
         try:
             result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
                                     stdin=subprocess.DEVNULL)
@@ -68,10 +71,10 @@ def probe(executable: str, timeout: float = 120.0) -> Probe:
             return Probe(executable, False, version, _failure(cmd, result))
         if version is None:
             version = result.stdout.strip().splitlines()[0] if result.stdout.strip() else "(no version printed)"
-        elif result.stdout.strip().splitlines()[-1:] != [PROBE_ANSWER]:
+        elif result.stdout.strip().splitlines()[-2:] != PROBE_ANSWER:
             return Probe(executable, False, version, f"{what} printed {result.stdout.strip()[-80:]!r}, "
-                                                     f"expected {PROBE_ANSWER}: not a working Macaulay2")
-    return Probe(executable, True, version, "--version and a Groebner basis checked")
+                                                     f"expected {' and '.join(PROBE_ANSWER)}: not a working Macaulay2")
+    return Probe(executable, True, version, "--version, a big-integer factorization and a Groebner basis checked")
 
 
 def main(argv: list[str] | None = None) -> int:

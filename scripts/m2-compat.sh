@@ -5,8 +5,9 @@
 # The second Macaulay2 comes from the passagemath-macaulay2 wheel (sage_wheels/bin/M2), installed with
 # `pip --target` into .m2-compat/VERSION (ignored by git). Versions are pinned and tried in order:
 #   10.8.13  Macaulay2 1.26 -- its M2 binary is built for AVX-512 and dies with SIGILL on other CPUs
-#   10.6.48  Macaulay2 1.25 -- runs on AVX2 machines
-# Each candidate must pass `M2 --version` and one small computation (python -m m2bridge.m2probe)
+#   10.6.48  Macaulay2 1.25 -- built for x86-64-v3 (AVX2, FMA, BMI2); its libflint also needs ADX
+#            (Broadwell, Zen or later), which the probe's big-integer factorization exercises
+# Each candidate must pass `M2 --version` and a small computation (python -m m2bridge.m2probe)
 # before any test runs; the first that does is used, and the script says which and why.
 # If none runs, the run fails with one line. Nothing is skipped silently.
 #

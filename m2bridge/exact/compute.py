@@ -34,6 +34,8 @@ from .segre import ELIM, SegreProjection, segre_projection
 MAX_COORDINATES = 20
 MAX_WEIGHTS = 16
 MAX_MINORS = 20000
+# networks with MLP layers: output coefficients the flint parametrization may expand
+MAX_NETWORK_COEFFICIENTS = 200_000
 
 _default: Macaulay2 | None = None
 _default_lock = threading.Lock()
@@ -57,13 +59,18 @@ def parametrization(arch: AttentionNetwork) -> Parametrization:
     (the closure is its translate, see :func:`translation_notes`)."""
     arch = _untranslated(arch)
     if arch not in _param_cache:
-        _param_cache[arch] = build_parametrization(arch)
+        if arch.attention_only:
+            _param_cache[arch] = build_parametrization(arch)
+        else:
+            from .flint_parametrization import build_flint_parametrization
+
+            _param_cache[arch] = build_flint_parametrization(arch)
     return _param_cache[arch]
 
 
 def _untranslated(arch: AttentionNetwork) -> AttentionNetwork:
     """One layer with a skip connection -> the layer without it (deep networks keep theirs)."""
-    return arch.replace(residual=False) if arch.layers == 1 and arch.residual[0] else arch
+    return arch.replace(residual=False) if arch.layers == 1 and arch.attention_only and arch.residual[0] else arch
 
 
 def translation_notes(arch: AttentionNetwork) -> list[str]:
@@ -71,6 +78,13 @@ def translation_notes(arch: AttentionNetwork) -> list[str]:
     monomial x_(r,j) of out[r, j], where phi's cubic output has none, so the closure is phi's closure
     translated by that fixed vector: the same equations, dimension, degree, singular locus, fibers and
     critical points, in the coordinates of the cubic part."""
+    if not arch.attention_only:
+        if not any(arch.residual):
+            return []
+        return ["skip connections: the identity adds fixed coefficients (1 at the linear monomials) that do not "
+                "depend on the weights; they are split off, so the results below are for the closure of the rest, "
+                "which the skip connections translate by that fixed vector (same equations in the shifted "
+                "coordinates, dimension, degree, singular locus, fibers and critical points)"]
     if arch.layers != 1 or not arch.residual[0]:
         return []
     d, t = arch.dims[0], arch.tokens
@@ -123,6 +137,20 @@ def check_feasible(arch: AttentionNetwork, what: str = "implicitization", force:
         return
     alt = ("use the numeric path (m2bridge dim ... --method numeric), or pass --force / force=True "
            "to try anyway with a --timeout")
+    if not arch.attention_only:
+        from ..exact.jacobian_qq import coefficient_estimate
+
+        if coefficient_estimate(arch) > MAX_NETWORK_COEFFICIENTS:
+            raise ProblemTooLarge(f"{what} of {arch.label()} is beyond the exact path (outputs of degree "
+                                  f"{arch.degree} in {arch.dims[0] * arch.tokens} variables): {alt}")
+        param = parametrization(arch)
+        coords, weights = param.ambient_dimension, len(param.weights)
+        if coords > MAX_COORDINATES or weights > MAX_WEIGHTS:
+            raise ProblemTooLarge(f"{what} for {arch.label()} by elimination is too large for the exact path: "
+                                  f"{coords} reduced coordinates and {weights} weights (limits {MAX_COORDINATES} "
+                                  f"and {MAX_WEIGHTS}); the exact dimension (m2bridge dim --method exact) and "
+                                  f"implicit --max-degree K reach further; or {alt}")
+        return
     if arch.layers > 1:
         raise ProblemTooLarge(f"{what} of deep networks ({arch.layers} layers) is beyond the exact path "
                               f"(the parametrization alone has degree {3 ** arch.layers} in the inputs): {alt}")

@@ -20,46 +20,7 @@ import numpy as np
 
 from ..architecture import AttentionNetwork
 from ..errors import ArchitectureError
-
-
-class Dual:
-    """A polynomial in the tokens with its derivatives along the weights: ``value`` and {weight index: d/dw}."""
-
-    __slots__ = ("value", "tangent")
-
-    def __init__(self, value: Any, tangent: dict[int, Any] | None = None) -> None:
-        self.value = value
-        self.tangent = tangent or {}
-
-    def __add__(self, other: "Dual") -> "Dual":
-        tangent = dict(self.tangent)
-        for k, t in other.tangent.items():
-            tangent[k] = tangent[k] + t if k in tangent else t
-        return Dual(self.value + other.value, tangent)
-
-    def __mul__(self, other: "Dual") -> "Dual":
-        tangent = {k: t * other.value for k, t in self.tangent.items()}
-        for k, t in other.tangent.items():
-            term = self.value * t
-            tangent[k] = tangent[k] + term if k in tangent else term
-        return Dual(self.value * other.value, tangent)
-
-
-def _matmul(a: list[list[Dual]], b: list[list[Dual]]) -> list[list[Dual]]:
-    out = []
-    for row in a:
-        new_row = []
-        for j in range(len(b[0])):
-            acc = row[0] * b[0][j]
-            for i in range(1, len(row)):
-                acc = acc + row[i] * b[i][j]
-            new_row.append(acc)
-        out.append(new_row)
-    return out
-
-
-def _transpose(a: list[list[Dual]]) -> list[list[Dual]]:
-    return [list(col) for col in zip(*a)]
+from ..layers.base import Dual
 
 
 @dataclass
@@ -131,11 +92,11 @@ MAX_COEFFICIENTS = 2_000_000
 
 
 def coefficient_estimate(arch: AttentionNetwork) -> int:
-    """Upper bound on the output coefficients: monomials of degree <= 3^l in the d0 t token variables, per
-    output entry."""
+    """Upper bound on the output coefficients: monomials of degree <= the network's degree in the d0 t token
+    variables, per output entry."""
     from math import comb
 
-    n, degree = arch.dims[0] * arch.tokens, 3 ** arch.layers
+    n, degree = arch.dims[0] * arch.tokens, arch.degree
     return comb(n + degree, degree) * arch.dims[-1] * arch.tokens
 
 
@@ -152,6 +113,7 @@ def qq_jacobian_rank(arch: AttentionNetwork, seed: int = 0, force: bool = False,
     if arch.softmax:
         raise ArchitectureError("softmax attention is not polynomial: there is no exact Jacobian over QQ; "
                                 "use the numeric path (float64)")
+    check_exact_degrees(arch)
     if not force and coefficient_estimate(arch) > MAX_COEFFICIENTS:
         raise ProblemTooLarge(f"the exact rank of {arch.label()} would handle up to {coefficient_estimate(arch):,} "
                               f"output coefficients (limit {MAX_COEFFICIENTS:,}): use --method numeric (exact "
@@ -160,7 +122,7 @@ def qq_jacobian_rank(arch: AttentionNetwork, seed: int = 0, force: bool = False,
         raise ValueError(f"points must be at least 1, got {points}")
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
-    best_rank, best_bound, rows, tried = -1, arch.parameters, 0, 0
+    best_rank, best_bound, rows, tried = -1, min(arch.parameters, _known_bound(arch)), 0, 0
     while tried < points and best_rank < best_bound:
         point = _weights(arch, rng)
         rank, rows = _rank_at_point(arch, point)
@@ -168,6 +130,13 @@ def qq_jacobian_rank(arch: AttentionNetwork, seed: int = 0, force: bool = False,
         best_bound = min(best_bound, arch.parameters - _symmetry_dimension(arch, point))
         tried += 1
     return QQRank(arch, best_rank, best_bound, arch.parameters, rows, seed, time.perf_counter() - t0, tried)
+
+
+def _known_bound(arch: AttentionNetwork) -> int:
+    from ..formulas import known_upper_bound
+
+    known = known_upper_bound(arch)
+    return arch.parameters if known is None else known[0]
 
 
 def _rank_at_point(arch: AttentionNetwork, point: list[dict[str, np.ndarray]]) -> tuple[int, int]:
@@ -188,18 +157,7 @@ def _rank_at_point(arch: AttentionNetwork, point: list[dict[str, np.ndarray]]) -
                 flat.append(Dual(zero + int(v), {index: zero + 1}))
                 index += 1
             duals[name] = np.array(flat, dtype=object).reshape(arr.shape)
-        out = None
-        for h in range(layer.heads):
-            q, k = duals["Q"][h].tolist(), duals["K"][h].tolist()
-            v = duals["V"][h].tolist() if "V" in duals else _matmul(duals["O"][h].tolist(), duals["U"][h].tolist())
-            s = _matmul(_transpose(_matmul(q, z)), _matmul(k, z))  # Z^T Q^T K Z, t x t
-            if layer.causal:
-                s = [[s[i][j] if i <= j else Dual(zero) for j in range(t)] for i in range(t)]
-            head = _matmul(_matmul(v, z), s)
-            out = head if out is None else [[a + b for a, b in zip(r1, r2)] for r1, r2 in zip(out, head)]
-        if layer.residual:
-            out = [[a + b for a, b in zip(r1, r2)] for r1, r2 in zip(out, z)]
-        z = out
+        z = layer.dual_forward(duals, z)
     columns: dict[tuple[int, tuple[int, ...]], int] = {}
     entries: list[tuple[int, int, Any]] = []  # (row key index, weight index, coefficient)
     for e, dual in enumerate(x for row in z for x in row):
@@ -211,6 +169,19 @@ def _rank_at_point(arch: AttentionNetwork, point: list[dict[str, np.ndarray]]) -
     for r, c, coeff in entries:
         mat[r, c] = coeff
     return mat.rank(), len(columns)
+
+
+def check_exact_degrees(arch: AttentionNetwork) -> None:
+    """Refuse MLP degrees past what the exact paths expand, naming the numeric alternative."""
+    from ..layers.mlp import MAX_EXACT_DEGREE, MLP
+
+    high = [(i, layer.degree) for i, layer in enumerate(arch.layer_specs, start=1)
+            if isinstance(layer, MLP) and layer.degree > MAX_EXACT_DEGREE]
+    if high:
+        i, r = high[0]
+        raise ArchitectureError(f"layer {i}: an MLP of degree r = {r} is beyond the exact path (it expands "
+                                f"(W1 z)^r symbolically; limit r <= {MAX_EXACT_DEGREE}): use --method numeric "
+                                "(exact rank modulo a prime on sampled inputs)")
 
 
 def _symmetry_dimension(arch: AttentionNetwork, point: list[dict[str, np.ndarray]]) -> int:

@@ -71,6 +71,7 @@ class Parametrization:
     back: sympy.Matrix  # raw = back * reduced   (n_raw x r)
     weight_degrees: list[list[int]] = field(default_factory=list)  # multidegree of each weight
     coordinate_degrees: list[list[int]] | None = None  # multidegree of each reduced coordinate
+    translation: list | None = None  # constant part of every raw coordinate, split off (None: none)
 
     @property
     def ambient_dimension(self) -> int:

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..architecture import AttentionNetwork
 from ..errors import ArchitectureError
-from ..formulas import FormulaValue, expected_dimension
+from ..formulas import FormulaValue, expected_dimension, known_upper_bound
 from .jacobian import (FLOAT, Arithmetic, output_projection, projected_jacobian, random_inputs, random_weights,
                        softmax_saturation)
 from .modular import DEFAULT_PRIME, matmul_mod, rank_mod
@@ -139,13 +139,13 @@ def default_samples(arch: AttentionNetwork) -> int:
 def jacobian_entry_degree(arch: AttentionNetwork) -> int:
     """Total degree, in weights, inputs and projection entries, of a projected Jacobian entry (lightning).
 
-    A layer's output has degree 3 D + w in the weights and inputs, D that of its input (1 for X) and
-    w = 3 weights per term (Q, K, V), 4 with a value rank (Q, K, O, U); a derivative lowers it by
-    one, the projection R_n raises it by one.
+    A layer's output has degree k D + w in the weights and inputs, D that of its input (1 for X), k the
+    layer's degree (3 for attention, r for an MLP) and w its weights per term (attention: 3 for Q, K, V,
+    4 with a value rank; MLP: r + 1); a derivative lowers it by one, the projection R_n raises it by one.
     """
     degree = 1
     for layer in arch.layer_specs:
-        degree = 3 * degree + (3 if layer.value_rank is None else 4)
+        degree = layer.degree * degree + layer.weight_degree
     return degree
 
 
@@ -178,6 +178,7 @@ def numeric_dimension(arch: AttentionNetwork, method: str = "auto", samples: int
     result = NumericDimension(arch, 0, method, arch.parameters, n, seed, 0.0, formula=expected_dimension(arch))
     previous = None
     first = default_samples(arch)
+    ambient = known_upper_bound(arch)
     for attempt in range(doublings + 1):
         if attempt == 0 and n > first:  # a given N: its rank is certified by the first inputs' rows if they reach the bound
             rank, weights, jac, cert, saturation = _rank_at(arch, n, seed, p, rtol, rows_of=first)
@@ -201,6 +202,10 @@ def numeric_dimension(arch: AttentionNetwork, method: str = "auto", samples: int
             result.certificate = CERTIFIED
             result.notes.append("rank certified maximal: it equals the parameters minus the dimension "
                                 "of the known symmetries")
+            break
+        if ambient is not None and rank == ambient[0]:
+            result.certificate = CERTIFIED
+            result.notes.append(f"rank certified maximal: it equals {ambient[0]}, {ambient[1]}, an upper bound")
             break
         if previous is not None and previous == rank and rank < jac.shape[0]:
             result.certificate = STABLE

@@ -1,11 +1,10 @@
-"""Deep lightning and softmax self-attention in NumPy, with their Jacobians.
+"""Networks of attention and MLP layers in NumPy, with their Jacobians.
 
-Weights are one dict per layer of arrays stacked over heads, in the order of
-:meth:`Layer.weight_shapes`: ``Q, K`` of shape ``(H, a, d_in)`` and ``V`` of shape
-``(H, d_out, d_in)``, or ``O (H, d_out, b)`` and ``U (H, b, d_in)`` with a value rank.
-Inputs ``X`` have shape ``(N, d0, t)``.  One layer maps ``Z`` to
-``sum_h V_h Z S_h`` (plus ``Z`` with a skip connection), ``S_h = mask * (Q_h Z)^T (K_h Z)``
-(lightning) or its masked column-wise softmax (MATH.md section 8).
+Weights are one dict per layer of arrays in the order of the layer's ``weight_shapes`` (attention:
+``Q, K`` of shape ``(H, a, d_in)`` and ``V`` of shape ``(H, d_out, d_in)``, or ``O (H, d_out, b)`` and
+``U (H, b, d_in)`` with a value rank, stacked over heads; MLP: ``W1 (w, d_in)``, ``W2 (d_out, w)``).
+Inputs ``X`` have shape ``(N, d0, t)``.  Each layer kind (``m2bridge.layers``) does its own forward
+and reverse pass (MATH.md sections 8 and 9).
 
 The dimension computations use :func:`projected_jacobian`: one reverse pass
 carries a few random combinations of each input's outputs back through the
@@ -20,7 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..architecture import AttentionNetwork, Layer
+from ..architecture import AttentionNetwork
+from ..layers import Attention
 from .modular import einsum_mod
 
 Weights = list[dict[str, np.ndarray]]
@@ -48,49 +48,12 @@ class Arithmetic:
 FLOAT = Arithmetic()
 
 
-def causal_mask(t: int) -> np.ndarray:
-    """``mask[i, j] = 1`` where key i may attend to query j (i <= j)."""
-    return np.triu(np.ones((t, t), dtype=np.int64))
-
-
-def _softmax_keys(s: np.ndarray, temperature: float, mask: np.ndarray | None) -> np.ndarray:
-    """Softmax over the keys (axis -2) for each query, masked keys excluded."""
-    z = s / temperature
-    if mask is not None:
-        z = np.where(mask.astype(bool), z, -np.inf)
-    z = z - z.max(axis=-2, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=-2, keepdims=True)
-
-
-def _layer(layer: Layer, arch: AttentionNetwork, w: dict[str, np.ndarray], z: np.ndarray,
-           ar: Arithmetic) -> tuple[np.ndarray, ...]:
-    """One layer on inputs ``z``: ``(QZ, KZ, UZ or None, VZ, S, output)``, heads on axis 1."""
-    qz = ar.einsum("had,ndt->nhat", w["Q"], z)
-    kz = ar.einsum("had,ndt->nhat", w["K"], z)
-    uz = None
-    if "V" in w:
-        vz = ar.einsum("hed,ndt->nhet", w["V"], z)
-    else:
-        uz = ar.einsum("hbd,ndt->nhbt", w["U"], z)
-        vz = ar.einsum("heb,nhbt->nhet", w["O"], uz)
-    s = ar.einsum("nhai,nhaj->nhij", qz, kz)
-    mask = causal_mask(z.shape[-1]) if layer.causal else None
-    if arch.softmax:
-        s = _softmax_keys(s, arch.temperature, mask)
-    elif mask is not None:
-        s = ar.mul(s, mask)
-    out = ar.einsum("nhei,nhij->nej", vz, s)
-    if layer.residual:
-        out = ar.add(out, z)
-    return qz, kz, uz, vz, s, out
-
-
 def forward(arch: AttentionNetwork, weights: Weights, x: np.ndarray, ar: Arithmetic = FLOAT) -> np.ndarray:
     """Network outputs, shape ``(N, d_l, t)``."""
     z = x
+    net = arch.context
     for layer, w in zip(arch.layer_specs, weights):
-        z = _layer(layer, arch, w, z, ar)[-1]
+        z = layer.forward(w, z, ar, net)[1]
     return z
 
 
@@ -100,14 +63,17 @@ def softmax_saturation(arch: AttentionNetwork, weights: Weights, x: np.ndarray, 
     Columns with a single allowed key (the first query under a causal mask) do not count.
     """
     z, saturated, total = x, 0, 0
+    net = arch.context
     for layer, w in zip(arch.layer_specs, weights):
-        *_, s, out = _layer(layer, arch, w, z, FLOAT)
-        cols = s.max(axis=-2)
+        cache, out = layer.forward(w, z, FLOAT, net)
+        z = out
+        if not isinstance(layer, Attention):
+            continue
+        cols = layer.attention_weights(cache).max(axis=-2)
         if layer.causal:
             cols = cols[..., 1:]
         saturated += int((cols > threshold).sum())
         total += cols.size
-        z = out
     return saturated / total if total else 0.0
 
 
@@ -138,39 +104,20 @@ def projected_jacobian(arch: AttentionNetwork, weights: Weights, x: np.ndarray, 
     n, _, t = x.shape
     c = proj.shape[1]
     rows = n * c * t
+    net = arch.context
     saved = []
     z = x
     for layer, w in zip(arch.layer_specs, weights):
-        out = _layer(layer, arch, w, z, ar)
-        saved.append((z, *out[:-1]))
-        z = out[-1]
+        cache, out = layer.forward(w, z, ar, net)
+        saved.append((z, cache))
+        z = out
     # cotangent of output row (m, j) of input n: R_n[m] at token j
     eye = np.eye(t, dtype=proj.dtype)
     g = np.einsum("nme,jk->nmjek", proj, eye).reshape(n, c * t, proj.shape[2], t)
     per_layer: list[list[np.ndarray]] = []
-    for layer, w, (z, qz, kz, uz, vz, s) in zip(reversed(arch.layer_specs), reversed(weights), reversed(saved)):
-        dvz = ar.einsum("nrej,nhij->nrhei", g, s)
-        ds = ar.einsum("nhei,nrej->nrhij", vz, g)
-        if arch.softmax:  # masked keys have s = 0, so their cotangent vanishes here
-            ds = s[:, None] * (ds - (s[:, None] * ds).sum(axis=-2, keepdims=True)) / arch.temperature
-        elif layer.causal:
-            ds = ar.mul(ds, causal_mask(t))
-        dqz = ar.einsum("nhaj,nrhij->nrhai", kz, ds)
-        dkz = ar.einsum("nhai,nrhij->nrhaj", qz, ds)
-        grads = {"Q": ar.einsum("nrhai,ndi->nrhad", dqz, z), "K": ar.einsum("nrhai,ndi->nrhad", dkz, z)}
-        back = ar.add(ar.einsum("had,nrhai->nrdi", w["Q"], dqz), ar.einsum("had,nrhai->nrdi", w["K"], dkz))
-        if uz is None:
-            grads["V"] = ar.einsum("nrhei,ndi->nrhed", dvz, z)
-            back = ar.add(back, ar.einsum("hed,nrhei->nrdi", w["V"], dvz))
-        else:
-            duz = ar.einsum("heb,nrhei->nrhbi", w["O"], dvz)
-            grads["O"] = ar.einsum("nrhei,nhbi->nrheb", dvz, uz)
-            grads["U"] = ar.einsum("nrhbi,ndi->nrhbd", duz, z)
-            back = ar.add(back, ar.einsum("hbd,nrhbi->nrdi", w["U"], duz))
-        if layer.residual:
-            back = ar.add(back, g)
+    for layer, w, (z, cache) in zip(reversed(arch.layer_specs), reversed(weights), reversed(saved)):
+        grads, g = layer.backward(w, cache, z, g, ar, net)
         per_layer.append([grads[name].reshape(rows, -1) for name in layer.weight_shapes()])
-        g = back
     return np.concatenate([b for blocks in reversed(per_layer) for b in blocks], axis=1)
 
 

@@ -11,33 +11,30 @@ A_g -> A_g - v_h c^T for any c, since sum_i [(v_h.x_i)(v_g.x_i) - (v_g.x_i)(v_h.
 (found by this project: the kernel of the Jacobian of two heads on d = 3, d' = 1 has d more
 directions than the other groups explain), and a change
 of basis GL(d) of the residual stream between two layers without skip connections
-(layers with skip connections in between are conjugated).  Whether each is a
-symmetry is *checked* against the Jacobian by the caller, never assumed.
+(layers with skip connections in between are conjugated).  MLP layers (MATH.md section 9) add the
+rescaling of hidden neurons, for r = 1 the fiber of W2 W1 (GL(w) and translations along kernels),
+and for r = 2 with one output the orthogonal group of diag(W2).  Each layer kind lists its own
+candidates (``m2bridge.layers``).  Whether each is a symmetry is *checked* against the Jacobian by the
+caller, never assumed.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace as dataclass_replace
+
 import numpy as np
 
 from ..architecture import AttentionNetwork
+from ..layers.attention import units
+from ..layers.base import TangentBuilder
 from .jacobian import Weights, weight_blocks
-from .modular import inverse_mod, matmul_mod
+from .modular import matmul_mod
 
-GROUPS = ("scaling", "qk_gauge", "value_gauge", "head_mixing", "head_shift", "between_layers")
-
-
-def _units(n: int, dtype: type) -> list[np.ndarray]:
-    """The n^2 unit matrices E_ij: a basis of gl(n), the tangent space of GL(n) at the identity."""
-    out = []
-    for i in range(n):
-        for j in range(n):
-            e = np.zeros((n, n), dtype=dtype)
-            e[i, j] = 1
-            out.append(e)
-    return out
+GROUPS = ("scaling", "qk_gauge", "value_gauge", "head_mixing", "head_shift", "neuron_scaling", "hidden_gauge",
+          "linear_fiber", "quadratic_orthogonal", "layer_fiber", "unread_output", "between_layers")
 
 
-class _Tangents:
+class _Tangents(TangentBuilder):
     """Builds tangent vectors in Jacobian column order, by (layer, weight name) blocks."""
 
     def __init__(self, arch: AttentionNetwork, prime: int | None):
@@ -49,6 +46,21 @@ class _Tangents:
     def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return a @ b if self.prime is None else matmul_mod(a % self.prime, b % self.prime, self.prime)
 
+    def neg(self, a: np.ndarray) -> np.ndarray:
+        return -a if self.prime is None else (-a) % self.prime
+
+    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a + b if self.prime is None else (a + b) % self.prime
+
+    def null_vectors(self, m: np.ndarray) -> list[np.ndarray]:
+        return _kernel(m, self.prime)
+
+    def rank(self, m: np.ndarray) -> int:
+        from .modular import rank_mod
+        from .rank import float_rank
+
+        return rank_mod(m % self.prime, self.prime) if self.prime else float_rank(m).rank
+
     def vector(self, parts: dict[tuple[int, str], np.ndarray]) -> np.ndarray:
         """A tangent from {(layer, name): array of the block's shape}; other blocks zero."""
         w = np.zeros(self.total, dtype=self.dtype)
@@ -57,18 +69,12 @@ class _Tangents:
             w[sl] = block.reshape(-1) if block.shape == tuple(shape) else np.broadcast_to(block, shape).ravel()
         return w
 
-    def head(self, layer: int, name: str, h: int, mat: np.ndarray) -> np.ndarray:
-        """A block that is ``mat`` on head h and zero on the other heads."""
-        _, shape = self.slices[layer][name]
-        out = np.zeros(shape, dtype=self.dtype)
-        out[h] = mat
-        return out
-
 
 def proven_groups(arch: AttentionNetwork) -> set[str]:
-    """The candidate groups that are symmetries of ``arch`` by the algebra (module docstring):
-    scaling and head mixing act only on lightning attention (softmax is not homogeneous in A)."""
-    return set(GROUPS) if not arch.softmax else set(GROUPS) - {"scaling", "head_mixing", "head_shift"}
+    """The candidate groups that are symmetries of ``arch`` by the algebra: each layer kind says which of
+    its groups are (attention's scaling, head mixing and head shift need lightning attention)."""
+    net = arch.context
+    return {g for g in GROUPS if all(layer.proven(g, net) for layer in arch.layer_specs)}
 
 
 def symmetry_tangents(arch: AttentionNetwork, weights: Weights, prime: int | None = None) -> dict[str, np.ndarray]:
@@ -78,49 +84,37 @@ def symmetry_tangents(arch: AttentionNetwork, weights: Weights, prime: int | Non
     modulo ``prime`` when given.
     """
     tb = _Tangents(arch, prime)
-    neg = (lambda m: -m) if prime is None else (lambda m: (-m) % prime)
     groups: dict[str, list[np.ndarray]] = {name: [] for name in GROUPS}
     specs = arch.layer_specs
+    net = arch.context
     for i, (layer, w) in enumerate(zip(specs, weights)):
-        value_name = "V" if "V" in w else "O"
-        for h in range(layer.heads):
-            q, k, val = w["Q"][h], w["K"][h], w[value_name][h]
-            # (A, V) -> (c A, V / c): dQ = Q, dV = -V (dO = -O)
-            groups["scaling"].append(tb.vector({(i, "Q"): tb.head(i, "Q", h, q),
-                                                (i, value_name): tb.head(i, value_name, h, neg(val))}))
-            for e in _units(q.shape[0], tb.dtype):  # Q -> G Q, K -> G^{-T} K
-                groups["qk_gauge"].append(tb.vector({(i, "Q"): tb.head(i, "Q", h, tb.matmul(e, q)),
-                                                     (i, "K"): tb.head(i, "K", h, neg(tb.matmul(e.T, k)))}))
-            if "U" in w:
-                u = w["U"][h]
-                for e in _units(u.shape[0], tb.dtype):  # O -> O G, U -> G^{-1} U
-                    groups["value_gauge"].append(tb.vector({(i, "O"): tb.head(i, "O", h, tb.matmul(val, e)),
-                                                            (i, "U"): tb.head(i, "U", h, neg(tb.matmul(e, u)))}))
-        if not arch.softmax and "V" in w and layer.heads > 1 and layer.rank >= layer.d_in:
-            groups["head_mixing"] += _head_mixing(tb, i, w, neg)
-            if layer.d_out == 1:
-                groups["head_shift"] += _head_shift(tb, i, w, neg)
+        reads = i + 1 < len(specs) and not specs[i + 1].residual
+        reader = specs[i + 1].input_map(weights[i + 1]) % prime if reads and prime else \
+            specs[i + 1].input_map(weights[i + 1]) if reads else None
+        for name, vectors in layer.symmetry_candidates(i, w, tb, net, reader).items():
+            groups[name] += vectors
+        # output directions the next layer (without skip connection) does not read: it sees Z only as M Z
+        if reader is not None:
+            for n in tb.null_vectors(reader):
+                groups["unread_output"] += [tb.vector({(i, name): block for name, block in move.items()})
+                                            for move in layer.output_moves(w, n, tb)]
+    groups["layer_fiber"] += _layer_fibers(arch, weights, tb)
     # residual streams: GL(d_i) between the output of a layer without skip connection and the next
-    # layer without one; layers with skip connections in between are conjugated (V -> C V C^-1)
+    # layer without one; layers with skip connections in between are conjugated (f -> C f(C^-1 .))
     for i, layer in enumerate(specs):
         if layer.residual:
             continue
         j = next((m for m in range(i + 1, len(specs)) if not specs[m].residual), None)
         if j is None:
             continue
-        for e in _units(layer.d_out, tb.dtype):
-            parts: dict[tuple[int, str], np.ndarray] = {}
-            out_name = "V" if "V" in weights[i] else "O"
-            parts[(i, out_name)] = _left(tb, e, weights[i][out_name])
+        for e in units(layer.d_out, tb.dtype):
+            parts = {(i, name): block for name, block in layer.output_change(weights[i], e, tb).items()}
             for m in range(i + 1, j + 1):
-                wm = weights[m]
-                for name in ("Q", "K", "V" if "V" in wm else "U"):
-                    right = neg(_right(tb, wm[name], e))
-                    if m < j and name == "V":
-                        right = _add(tb, right, _left(tb, e, wm[name]))
-                    parts[(m, name)] = right
-                if m < j and "O" in wm:
-                    parts[(m, "O")] = _left(tb, e, wm["O"])
+                change = specs[m].input_change(weights[m], e, tb)
+                if m < j:
+                    for name, block in specs[m].output_change(weights[m], e, tb).items():
+                        change[name] = tb.add(change[name], block) if name in change else block
+                parts.update({(m, name): block for name, block in change.items()})
             groups["between_layers"].append(tb.vector(parts))
     out = {}
     for name, cols in groups.items():
@@ -129,57 +123,64 @@ def symmetry_tangents(arch: AttentionNetwork, weights: Weights, prime: int | Non
     return out
 
 
-def _left(tb: _Tangents, e: np.ndarray, stack: np.ndarray) -> np.ndarray:
-    return np.stack([tb.matmul(e, m) for m in stack])
+def _layer_fibers(arch: AttentionNetwork, weights: Weights, tb: _Tangents) -> list[np.ndarray]:
+    """Kernel directions of an MLP layer's own Jacobian, where that layer fills its space of polynomial maps.
 
+    Moving the weights of one layer inside the fiber of that layer's own map leaves the network unchanged,
+    so at a point where the layer's Jacobian has its generic rank (certified here: it equals the dimension
+    of the layer's span, an upper bound) the kernel of the layer's Jacobian lies in the kernel of the
+    network's; their span at one point is at most its generic dimension, so the bound stays valid.
+    An MLP of width w >= d_in and degree 2 fills its span (every quadratic map) with w d_in + w d_out - w
+    parameters, more than the span's dimension: these directions are not a group action.
+    """
+    from ..formulas import known_upper_bound
+    from ..layers import MLP
+    from .jacobian import Arithmetic, projected_jacobian
 
-def _right(tb: _Tangents, stack: np.ndarray, e: np.ndarray) -> np.ndarray:
-    return np.stack([tb.matmul(m, e) for m in stack])
-
-
-def _add(tb: _Tangents, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return a + b if tb.prime is None else (a + b) % tb.prime
-
-
-def _attention_solver(tb: _Tangents, q: np.ndarray):
-    """dA -> dK with Q^T dK = dA: dK = Q (Q^T Q)^{-1} dA (Q^T has full row rank for a >= d)."""
-    gram = tb.matmul(q.T, q)
-    if tb.prime is None:
-        return lambda rhs: q @ np.linalg.solve(gram, rhs)
-    inv = inverse_mod(gram, tb.prime)
-    return lambda rhs: tb.matmul(q, tb.matmul(inv, rhs))
-
-
-def _head_mixing(tb: _Tangents, i: int, w: dict[str, np.ndarray], neg) -> list[np.ndarray]:
-    """Tangents of G in GL(H) acting on (A_h)_h and (V_h)_h: for h != k, dA_h = A_k, dV_k = -V_h."""
-    q, k, v = w["Q"], w["K"], w["V"]
-    heads = q.shape[0]
     out = []
-    for h in range(heads):
-        solve = _attention_solver(tb, q[h])
-        for kk in range(heads):
-            if kk == h:
-                continue
-            a_k = tb.matmul(q[kk].T, k[kk])
-            out.append(tb.vector({(i, "K"): tb.head(i, "K", h, solve(a_k)),
-                                  (i, "V"): tb.head(i, "V", kk, neg(v[h]))}))
+    for i, (layer, w) in enumerate(zip(arch.layer_specs, weights)):
+        if not isinstance(layer, MLP):
+            continue
+        alone = AttentionNetwork(layers=[dataclass_replace(layer, residual=False)], tokens=1)
+        bound = known_upper_bound(alone)
+        if bound is None or bound[0] >= alone.parameters - layer.width:
+            continue  # no larger fiber than the rescalings can be certified this way
+        rng = np.random.default_rng(20250)
+        n = bound[0] + 16  # inputs, one row each (a random combination of the outputs)
+        mine = {k: v for k, v in w.items()}
+        if tb.prime is None:
+            x = rng.standard_normal((n, layer.d_in, 1))
+            proj = rng.standard_normal((n, 1, layer.d_out))
+            jac = projected_jacobian(alone, [mine], x, proj)
+        else:
+            x = rng.integers(0, tb.prime, size=(n, layer.d_in, 1), dtype=np.int64)
+            proj = rng.integers(0, tb.prime, size=(n, 1, layer.d_out), dtype=np.int64)
+            jac = projected_jacobian(alone, [mine], x, proj, Arithmetic(tb.prime))
+        kernel = _kernel(jac, tb.prime)
+        if alone.parameters - len(kernel) != bound[0]:
+            continue  # the layer's rank here does not meet its bound: not certified generic, add nothing
+        names = list(layer.weight_shapes())
+        sizes = [int(np.prod(shape)) for shape in layer.weight_shapes().values()]
+        for vec in kernel:
+            parts, pos = {}, 0
+            for name, size in zip(names, sizes):
+                parts[(i, name)] = vec[pos:pos + size].reshape(layer.weight_shapes()[name])
+                pos += size
+            out.append(tb.vector(parts))
     return out
 
 
-def _head_shift(tb: _Tangents, i: int, w: dict[str, np.ndarray], neg) -> list[np.ndarray]:
-    """For heads h < g of a layer with d_out = 1 and each unit vector c = e_k: dA_h = v_g c^T, dA_g = -v_h c^T."""
-    q, v = w["Q"], w["V"]
-    heads, _, d = q.shape
-    solvers = [_attention_solver(tb, q[h]) for h in range(heads)]
-    out = []
-    for h in range(heads):
-        for g in range(h + 1, heads):
-            for kk in range(d):
-                c = np.zeros((1, d), dtype=tb.dtype)
-                c[0, kk] = 1
-                da_h = tb.matmul(v[g].reshape(d, 1), c)  # v[g] is the 1 x d value row
-                da_g = neg(tb.matmul(v[h].reshape(d, 1), c))
-                block = np.stack([solvers[x](da_h) if x == h else solvers[x](da_g) if x == g
-                                  else np.zeros_like(w["K"][x]) for x in range(heads)])
-                out.append(tb.vector({(i, "K"): block}))
-    return out
+def _kernel(jac: np.ndarray, prime: int | None) -> list[np.ndarray]:
+    """A basis of the kernel of ``jac`` (exact modulo ``prime``, or by SVD in float64)."""
+    if jac.shape[0] == 0:
+        return [row for row in np.eye(jac.shape[1], dtype=np.int64 if prime else np.float64)]
+    if prime is None:
+        _, sv, vt = np.linalg.svd(jac)
+        tol = sv.max() * max(jac.shape) * 1e-12 if sv.size else 0.0
+        rank = int((sv > tol).sum())
+        return [vt[j] for j in range(rank, jac.shape[1])]
+    import flint
+
+    mat = flint.nmod_mat([[int(v) for v in row] for row in jac], prime)
+    basis, nullity = mat.nullspace()
+    return [np.array([int(basis[r, c]) for r in range(jac.shape[1])], dtype=np.int64) for c in range(nullity)]

@@ -1,0 +1,210 @@
+"""What every kind of layer provides, so that networks mix kinds and a new kind touches one file.
+
+A layer kind owns: its weight shapes (Jacobian column order), its forward and reverse pass in NumPy
+(float64 or exact modulo a prime, through an ``Arithmetic``), its forward pass on python-flint
+polynomials with derivatives (:class:`Dual`, for exact ranks over QQ), its candidate symmetries,
+how a change of basis of the residual stream acts on its input and output weights, its degree, and
+its part of the naive count.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ArchitectureError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+def positive_int(name: str, v: Any) -> int:
+    """An integer >= 1 from int, numpy integer or an integral float; anything else is refused."""
+    if isinstance(v, bool):
+        raise ArchitectureError(f"{name} must be positive integers, got {v!r}")
+    if isinstance(v, numbers.Integral):
+        out = int(v)
+    elif isinstance(v, numbers.Real) and float(v).is_integer():
+        out = int(v)
+    else:
+        raise ArchitectureError(f"{name} must be positive integers, got {v!r}")
+    if out < 1:
+        raise ArchitectureError(f"{name} must be positive integers, got {out}")
+    return out
+
+
+class Dual:
+    """A polynomial in the tokens with its derivatives along the weights: ``value`` and {weight index: d/dw}."""
+
+    __slots__ = ("value", "tangent")
+
+    def __init__(self, value: Any, tangent: dict[int, Any] | None = None) -> None:
+        self.value = value
+        self.tangent = tangent or {}
+
+    def __add__(self, other: "Dual") -> "Dual":
+        tangent = dict(self.tangent)
+        for k, t in other.tangent.items():
+            tangent[k] = tangent[k] + t if k in tangent else t
+        return Dual(self.value + other.value, tangent)
+
+    def __mul__(self, other: "Dual") -> "Dual":
+        tangent = {k: t * other.value for k, t in self.tangent.items()}
+        for k, t in other.tangent.items():
+            term = self.value * t
+            tangent[k] = tangent[k] + term if k in tangent else term
+        return Dual(self.value * other.value, tangent)
+
+
+DualMatrix = list[list[Dual]]
+
+
+def dual_matmul(a: DualMatrix, b: DualMatrix) -> DualMatrix:
+    out = []
+    for row in a:
+        new_row = []
+        for j in range(len(b[0])):
+            acc = row[0] * b[0][j]
+            for i in range(1, len(row)):
+                acc = acc + row[i] * b[i][j]
+            new_row.append(acc)
+        out.append(new_row)
+    return out
+
+
+def dual_add(a: DualMatrix, b: DualMatrix) -> DualMatrix:
+    return [[x + y for x, y in zip(r1, r2)] for r1, r2 in zip(a, b)]
+
+
+def dual_transpose(a: DualMatrix) -> DualMatrix:
+    return [list(col) for col in zip(*a)]
+
+
+@dataclass(frozen=True)
+class NetworkContext:
+    """What a layer's numeric pass needs to know about the whole network."""
+
+    softmax: bool = False
+    temperature: float = 1.0
+
+
+class TangentBuilder(ABC):
+    """Builds symmetry tangent vectors (see ``numeric.symmetry``): matrix products and negation in the
+    arithmetic of the weights (float64 or modulo a prime)."""
+
+    prime: int | None
+    dtype: type
+
+    @abstractmethod
+    def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray: ...
+
+    @abstractmethod
+    def neg(self, a: np.ndarray) -> np.ndarray: ...
+
+    @abstractmethod
+    def vector(self, parts: dict[tuple[int, str], np.ndarray]) -> np.ndarray: ...
+
+    @abstractmethod
+    def null_vectors(self, m: np.ndarray) -> list[np.ndarray]:
+        """A basis of {x : m x = 0}."""
+
+    @abstractmethod
+    def rank(self, m: np.ndarray) -> int: ...
+
+
+class LayerKind(ABC):
+    """One layer of a network. Subclasses are frozen dataclasses with ``d_in``, ``d_out`` and ``residual``."""
+
+    d_in: int
+    d_out: int
+    residual: bool
+    kind: str = ""  # "attention", "mlp": the JSON ``kind``
+
+    # ------------------------------------------------------------ description
+    @abstractmethod
+    def weight_shapes(self) -> dict[str, tuple[int, ...]]:
+        """Weight arrays of the layer, in Jacobian column order."""
+
+    @property
+    def parameters(self) -> int:
+        return sum(math.prod(shape) for shape in self.weight_shapes().values())
+
+    @property
+    @abstractmethod
+    def degree(self) -> int:
+        """Degree of the layer's output in its input (without the skip connection)."""
+
+    @property
+    @abstractmethod
+    def weight_degree(self) -> int:
+        """Weights multiplied in one term of the output (for the Schwartz-Zippel bound)."""
+
+    @property
+    def polynomial(self) -> bool:
+        return True
+
+    def notes(self, index: int) -> list[str]:
+        return []
+
+    @abstractmethod
+    def to_dict(self) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def spec(self) -> str:
+        """The layer as the command line's --layers writes it (e.g. 'mlp w=8 r=2 skip')."""
+
+    def resolved(self, d_in: int) -> "LayerKind":
+        """The layer with its input width (and a missing output width) filled in."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ numeric (NumPy)
+    @abstractmethod
+    def forward(self, w: dict[str, np.ndarray], z: np.ndarray, ar: Any, net: NetworkContext) -> tuple[Any, np.ndarray]:
+        """(what the reverse pass needs, output) for inputs ``z`` of shape (N, d_in, t)."""
+
+    @abstractmethod
+    def backward(self, w: dict[str, np.ndarray], cache: Any, z: np.ndarray, g: np.ndarray, ar: Any,
+                 net: NetworkContext) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """Cotangents ``g`` (N, R, d_out, t) of the output -> ({weight name: (N, R, *shape)}, cotangent of z)."""
+
+    # ------------------------------------------------------------ exact (python-flint)
+    @abstractmethod
+    def dual_forward(self, w: dict[str, np.ndarray], z: DualMatrix) -> DualMatrix:
+        """The forward pass on :class:`Dual` entries (``w`` holds Dual weights)."""
+
+    # ------------------------------------------------------------ symmetries
+    @abstractmethod
+    def symmetry_candidates(self, index: int, w: dict[str, np.ndarray], tb: TangentBuilder,
+                            net: NetworkContext, reader: np.ndarray | None = None) -> dict[str, list[np.ndarray]]:
+        """{group name: tangent vectors} of the candidate symmetries inside this layer. ``reader``: the matrix
+        through which the next layer reads this layer's output (its :meth:`input_map`), or None when the
+        output is the network's or passes on through a skip connection."""
+
+    @abstractmethod
+    def input_map(self, w: dict[str, np.ndarray]) -> np.ndarray:
+        """The layer reads its input Z only through this matrix times Z (rows stacked, d_in columns)."""
+
+    @abstractmethod
+    def output_moves(self, w: dict[str, np.ndarray], n: np.ndarray, tb: TangentBuilder) -> list[dict[str, np.ndarray]]:
+        """Weight tangents that move the layer's output along the direction ``n`` (one per input combination)."""
+
+    @abstractmethod
+    def output_change(self, w: dict[str, np.ndarray], e: np.ndarray, tb: TangentBuilder) -> dict[str, np.ndarray]:
+        """Weight tangents for out -> (1 + eps E) out (a change of basis of the stream after the layer)."""
+
+    @abstractmethod
+    def input_change(self, w: dict[str, np.ndarray], e: np.ndarray, tb: TangentBuilder) -> dict[str, np.ndarray]:
+        """Weight tangents for f(Z) -> f((1 - eps E) Z) (the same change of basis before the layer)."""
+
+    def proven(self, group: str, net: NetworkContext) -> bool:
+        """Whether ``group`` (one of this layer's candidate groups) is a symmetry by the algebra."""
+        return True
+
+    # ------------------------------------------------------------ formulas
+    @abstractmethod
+    def naive_part(self, net: NetworkContext) -> int:
+        """This layer's part of the naive count: its parameters minus its own symmetries' dimension."""
+

@@ -14,7 +14,8 @@ from .errors import (
     M2Timeout,
     ProblemTooLarge,
 )
-from .architecture import LightningAttention, SoftmaxAttention
+from .architecture import LightningAttention, Network, SoftmaxAttention, transformer_block
+from .layers import MLP, Attention
 
 __version__ = "0.1.0"
 
@@ -45,6 +46,10 @@ __all__ = [
     *_LAZY,
     "LightningAttention",
     "SoftmaxAttention",
+    "Network",
+    "Attention",
+    "MLP",
+    "transformer_block",
     "ArchitectureError",
     "M2BridgeError",
     "M2Error",

@@ -121,13 +121,25 @@ def blocks_section() -> list[str]:
                  f"(the collapse survives the MLP); with the MLP's skip connection {repaired} of {len(skip)} rows are "
                  "certified at the naive count (z_j + s_j^r u is no longer a multiple of one vector: the skip "
                  "connection, not the MLP, repairs the collapse).")
+    for r in above:
+        arch = r["arch"]
+        boundaries = sum(1 for i, layer in enumerate(arch.layer_specs)
+                         if not layer.residual and any(not n.residual for n in arch.layer_specs[i + 1:]))
+        lines.append(f"- above the naive count: {arch.layers_spec()} (d0 = {arch.dims[0]}): {r['dimension']} against "
+                     f"{r['naive']}; the naive count subtracts GL({arch.dims[0]}) at each of the {boundaries} "
+                     f"boundaries ({boundaries * arch.dims[0] ** 2} dimensions), but the change of basis adds only "
+                     f"{r['explained'].get('between_layers', 0)} here beyond the other symmetries: it does not act "
+                     "freely when a narrow MLP reads the stream.")
     narrow = [r for r in below if not any(r["arch"].residual)
               and all(layer.width < layer.d_in for layer in r["arch"].layer_specs if isinstance(layer, MLP))]
+    unused = sum(bool(r["explained"].get("unused_input")) for r in narrow)
+    certified_narrow = sum(r["certificate"] == "certified maximal" for r in narrow)
     lines.append(f"- {len(narrow)} of the {len(below)} rows below the naive count are two blocks without skip "
-                 "connections whose MLP is narrower than the stream (w < d): the MLP's output z_j = W2 (W1 z_j)^r lies "
-                 "in the span of W2's w columns, so the next attention layer sees tokens of rank <= w, the same "
-                 "mechanism as the rank-1 collapse; these rows keep kernel directions that no proven symmetry "
-                 "explains (stable under doubling, not certified).")
+                 "connections whose MLP is narrower than the stream (w < d): the MLP's output W2 (W1 z_j)^r lies in "
+                 "the w-dimensional span of W2's columns, so the next attention layer may read the other d - w "
+                 "directions in any way (`unused_input`: Q, K, V -> + m n^T with n orthogonal to that span), a "
+                 f"symmetry the naive count does not subtract; it accounts for the difference in {unused} of them, "
+                 f"{certified_narrow} certified maximal.")
     lines += ["", "**One hidden layer, one output, against the Alexander-Hirschowitz theorem** (sums of w r-th "
               "powers of linear forms in d variables):", "",
               "| d | r | w | computed | certificate | Alexander-Hirschowitz | defective |", "|---|---|---|---|---|---|---|"]
@@ -142,3 +154,28 @@ def blocks_section() -> list[str]:
               "equal the theorem's dimension; the table lists the defective ones"
               + ("" if agree == len(mrows) else " and every disagreement") + "."]
     return lines
+
+
+def smallest_block_lines() -> list[str]:
+    """The smallest block exactly (Macaulay2): attention d = 2 -> 1 then x -> c (w x)^2."""
+    from .errors import M2BridgeError
+    from .exact.compute import implicitize
+
+    block = Network([Attention(2, 2, d_out=1), MLP(1, 2)], TOKENS)
+    try:
+        quartic = implicitize(LightningAttention((2, 1), 2, TOKENS), timeout=120)
+        closure = implicitize(block, timeout=120)
+    except M2BridgeError as exc:
+        return [f"The smallest block exactly: not computed ({type(exc).__name__}: {exc})."]
+    veronese = 2 ** (quartic.dimension - 1) * quartic.degree
+    return [f"**The smallest block, exactly** ({block.layers_spec()}, d0 = 2, t = {TOKENS}; Macaulay2): the block "
+            "squares the attention layer's output token by token, so its closure is the image of the attention "
+            f"layer's quartic hypersurface (affine dimension {quartic.dimension}, degree {quartic.degree}) under "
+            f"quadrics. Computed: affine dimension {closure.dimension}, degree {closure.degree}, "
+            f"{len(closure.generators)} equations of degrees {sorted(set(closure.generator_degrees))} in a "
+            f"{closure.ambient_dimension}-dimensional span"
+            + (f"; the degree is 2^{quartic.dimension - 1} * {quartic.degree} = {veronese}, that of the quadratic "
+               "Veronese re-embedding of the quartic, so the linear projection to the block's span is finite and "
+               "birational on it." if closure.degree == veronese and closure.dimension == quartic.dimension
+               else f"; not the Veronese re-embedding's degree {veronese}.")
+            + " (`examples/transformer_block.py`)"]

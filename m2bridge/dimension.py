@@ -128,9 +128,11 @@ def dimension_report(arch: AttentionNetwork, method: str = "auto", samples: int 
                             "formula_is_naive_count": formula.naive,
                             "formula_failed_conditions": formula.failed_conditions, "notes": arch.notes}
     ftext = formula.describe()
+    notes = "".join(f"\n  note: {n}" for n in arch.notes)  # e.g. a rank above the width, a linear MLP
     if method == "formula":
         return _merge(base, dimension=None, method="formula", seconds=0.0, certificate=None,
-                               text=f"{arch.label()}: {ftext}; no computation was made (use --method numeric or exact)")
+                               text=f"{arch.label()}: {ftext}; no computation was made (use --method numeric or exact)"
+                               + notes)
     picked = None
     if method == "auto":
         method = picked = "exact" if exact_available(arch) else "numeric"
@@ -142,13 +144,14 @@ def dimension_report(arch: AttentionNetwork, method: str = "auto", samples: int 
                f"rank over QQ at {'a rational point' if points == 1 else f'{points} rational points'}, python-flint")
         written = bool(script_out) and res["m2_version"] is not None
         return _merge(base, res, method_picked=picked, m2_script_written=written,
-                      text=f"{arch.label()}: {res['headline']} (exact{auto}, {how}, {res['seconds']:.2f} s); {ftext}")
+                      text=f"{arch.label()}: {res['headline']} (exact{auto}, {how}, {res['seconds']:.2f} s); {ftext}"
+                      + notes)
     if method == "numeric":
         res = _numeric(arch, samples, seed, repeat)
         text = res.pop("text")
         if picked:
             text += "  [numeric picked by --method auto]"
-        return _merge(base, res, method_picked=picked, text=text)
+        return _merge(base, res, method_picked=picked, text=text + notes)
     if method == "all":
         results: dict[str, Any] = {"numeric": _numeric(arch, samples, seed, repeat)}
         results["numeric"].pop("text")
@@ -173,5 +176,6 @@ def dimension_report(arch: AttentionNetwork, method: str = "auto", samples: int 
             lines.append(f"  {what} differs from the computed value {best}")
         return _merge(base, dimension=best, certain=certain and agree, method="all", methods=results,
                                agree=agree, formula_agrees=best == formula.value, m2_script=script,
-                               m2_script_written=bool(script_out and script), seconds=None, text="\n".join(lines))
+                               m2_script_written=bool(script_out and script), seconds=None,
+                               text="\n".join(lines) + notes)
     raise ValueError(f"unknown method {method!r}: use auto, numeric, exact, formula or all")

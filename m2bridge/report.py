@@ -87,7 +87,7 @@ def write_report(out_dir: str | Path = "report") -> Path:
     sections: list[str] = []
     t0 = time.perf_counter()
     steps = ["Cor. 3.3", "Thm. 3.2", "Thm. 3.4", "Eq. 14", "Thm. 3.9", "Eq. 16 / Figure 3", "Figure 1",
-             "beyond the paper"]
+             "beyond the paper", "transformer blocks"]
     with Progress() as progress:
         task = progress.add_task("reproducing the paper", total=len(steps))
 
@@ -185,6 +185,12 @@ def write_report(out_dir: str | Path = "report") -> Path:
 
         sections.append(_section("Beyond the paper: several heads", multi_head_section()))
         sections.append(_section("Beyond the paper: causal masks and skip connections", twins_section()))
+        progress.advance(task)
+
+        from .blocks_report import blocks_section, smallest_block_lines
+
+        sections.append(_section("Transformer blocks: attention and polynomial MLPs", blocks_section()
+                                 + [""] + smallest_block_lines()))
         progress.advance(task)
 
     text = ("# m2bridge: the paper's claims, recomputed\n\nHenry, Marchetti, Kohn, *Geometry of Lightning "

@@ -63,8 +63,9 @@ def test_paper_report(m2, tmp_path):
     for claim in ("Corollary 3.3", "Theorem 3.2", "Theorem 3.4", "Eq. 14", "Theorem 3.9", "Eq. 16", "Figure 1"):
         assert claim in text
     assert "**Findings**" in text and "dims [2, 2, 2] ranks [1, 2]: computed 8, Eq. 14 gives 9" in text
-    assert (tmp_path / "report.html").read_text().count("<table>") == 6
+    assert (tmp_path / "report.html").read_text().count("<table>") == 8
     assert "Beyond the paper: several heads" in text and "head shift" in text
+    assert "Transformer blocks" in text and "Alexander-Hirschowitz" in text and "degree 64" in text
     assert (tmp_path / "figure1.png").is_file() and (tmp_path / "figure3.png").is_file()
 
 

@@ -158,6 +158,7 @@ def test_every_proven_symmetry_tangent_is_killed_by_the_jacobian_mod_p(net):
     Network([Attention(3, 2), MLP(2, 2, residual=True)], tokens=2),
     Network([MLP(2, 2, d_in=2), MLP(1, 2, d_out=1)], tokens=1),
     Network([MLP(2, 3, d_in=2), Attention(None, 2, d_out=1)], tokens=2),
+    Network([Attention(2, 1), MLP(1, 2), Attention(None, 1), MLP(1, 2)], tokens=2),  # narrow: unused inputs
 ], ids=lambda n: n.label())
 def test_numeric_rank_equals_exact_rank_over_qq_on_small_blocks(net):
     numeric, exact = numeric_dimension(net), qq_jacobian_rank(net)

@@ -287,6 +287,25 @@ class Attention(LayerKind):
                 out.append({name: block})
         return out
 
+    def output_span(self, w):
+        import numpy as np
+
+        name = "V" if "V" in w else "O"
+        return np.concatenate(list(w[name]), axis=1)
+
+    def input_moves(self, w, n, tb):
+        import numpy as np
+
+        out = []
+        for name in ("Q", "K", "V" if "V" in w else "U"):
+            shape = w[name].shape
+            for h in range(self.heads):
+                for r in range(shape[1]):
+                    block = np.zeros(shape, dtype=tb.dtype)
+                    block[h, r, :] = n
+                    out.append({name: block})
+        return out
+
     def output_change(self, w, e, tb):
         name = "V" if "V" in w else "O"
         return {name: _stack(lambda m: tb.matmul(e, m), w[name])}

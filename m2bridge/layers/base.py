@@ -192,6 +192,15 @@ class LayerKind(ABC):
         """Weight tangents that move the layer's output along the direction ``n`` (one per input combination)."""
 
     @abstractmethod
+    def output_span(self, w: dict[str, np.ndarray]) -> np.ndarray:
+        """A matrix whose columns span every output of the layer without its skip connection (d_out rows)."""
+
+    @abstractmethod
+    def input_moves(self, w: dict[str, np.ndarray], n: np.ndarray, tb: TangentBuilder) -> list[dict[str, np.ndarray]]:
+        """Weight tangents that change how the layer reads the input direction ``n`` only (dM = e_r n^T for each
+        row r of each matrix in :meth:`input_map`)."""
+
+    @abstractmethod
     def output_change(self, w: dict[str, np.ndarray], e: np.ndarray, tb: TangentBuilder) -> dict[str, np.ndarray]:
         """Weight tangents for out -> (1 + eps E) out (a change of basis of the stream after the layer)."""
 

@@ -190,6 +190,19 @@ class MLP(LayerKind):
             out.append({"W2": block})
         return out
 
+    def output_span(self, w):
+        return w["W2"]
+
+    def input_moves(self, w, n, tb):
+        import numpy as np
+
+        out = []
+        for r in range(self.width):
+            block = np.zeros(w["W1"].shape, dtype=tb.dtype)
+            block[r, :] = n
+            out.append({"W1": block})
+        return out
+
     def output_change(self, w, e, tb):
         return {"W2": tb.matmul(e, w["W2"])}
 

@@ -13,7 +13,9 @@ directions than the other groups explain), and a change
 of basis GL(d) of the residual stream between two layers without skip connections
 (layers with skip connections in between are conjugated).  MLP layers (MATH.md section 9) add the
 rescaling of hidden neurons, for r = 1 the fiber of W2 W1 (GL(w) and translations along kernels),
-and for r = 2 with one output the orthogonal group of diag(W2).  Each layer kind lists its own
+and for r = 2 read through one direction the orthogonal group of diag(W2).  Between layers: output
+directions the next layer does not read, input directions the previous layer never writes, and the
+fiber of an MLP layer that fills its space of polynomial maps.  Each layer kind lists its own
 candidates (``m2bridge.layers``).  Whether each is a symmetry is *checked* against the Jacobian by the
 caller, never assumed.
 """
@@ -31,7 +33,7 @@ from .jacobian import Weights, weight_blocks
 from .modular import matmul_mod
 
 GROUPS = ("scaling", "qk_gauge", "value_gauge", "head_mixing", "head_shift", "neuron_scaling", "hidden_gauge",
-          "linear_fiber", "quadratic_orthogonal", "layer_fiber", "unread_output", "between_layers")
+          "linear_fiber", "quadratic_orthogonal", "layer_fiber", "unread_output", "unused_input", "between_layers")
 
 
 class _Tangents(TangentBuilder):
@@ -98,6 +100,13 @@ def symmetry_tangents(arch: AttentionNetwork, weights: Weights, prime: int | Non
             for n in tb.null_vectors(reader):
                 groups["unread_output"] += [tb.vector({(i, name): block for name, block in move.items()})
                                             for move in layer.output_moves(w, n, tb)]
+        # input directions that never occur: after a layer without skip connection the stream lies in the span
+        # of that layer's output weights, so the next layer may read the orthogonal directions in any way
+        if i + 1 < len(specs) and not layer.residual:
+            span = layer.output_span(w)
+            for n in tb.null_vectors((span % prime if prime else span).T):
+                groups["unused_input"] += [tb.vector({(i + 1, name): block for name, block in move.items()})
+                                           for move in specs[i + 1].input_moves(weights[i + 1], n, tb)]
     groups["layer_fiber"] += _layer_fibers(arch, weights, tb)
     # residual streams: GL(d_i) between the output of a layer without skip connection and the next
     # layer without one; layers with skip connections in between are conjugated (f -> C f(C^-1 .))

@@ -187,6 +187,15 @@ print(json.dumps({"label": arch.label(), "parameters": arch.parameters, "dimensi
 """
 
 
+def _child_row(child: str, args: tuple, width: int) -> dict:
+    """Run a measurement in a fresh process and print its row (architecture, size, dimension, time, memory)."""
+    out = subprocess.run([sys.executable, "-c", child, *map(str, args)], capture_output=True, text=True, check=True)
+    r = json.loads(out.stdout)
+    print(f"{r['label'][:width]:{width}s} {r['parameters']:6d} {r['dimension']:5d} {r['certificate']:19s} "
+          f"{r['seconds']:6.2f} {1e6 * r['seconds'] / r['parameters']:8.1f} {r['peak_gib']:5.2f}")
+    return r
+
+
 def variants(quick: bool) -> None:
     """Per layer: plain 2 a d + d^2 parameters; variant (H=2, a/2 each, value rank b) H (a d + 2 b d)."""
     cases = [((16, 8, 4, 0, 0), (13, 4, 4, 2, 6)), ((24, 8, 4, 0, 0), (22, 4, 4, 2, 6))]
@@ -197,12 +206,7 @@ def variants(quick: bool) -> None:
     print(f"{'architecture':62s} {'params':>6s} {'dim':>5s} {'certificate':19s} {'s':>6s} {'us/param':>8s} {'GiB':>5s}")
 
     def one(args: tuple) -> dict:
-        out = subprocess.run([sys.executable, "-c", VARIANT_CHILD, *map(str, args)], capture_output=True,
-                             text=True, check=True)
-        r = json.loads(out.stdout)
-        print(f"{r['label']:62s} {r['parameters']:6d} {r['dimension']:5d} {r['certificate']:19s} "
-              f"{r['seconds']:6.2f} {1e6 * r['seconds'] / r['parameters']:8.1f} {r['peak_gib']:5.2f}")
-        return r
+        return _child_row(VARIANT_CHILD, args, 62)
 
     for plain, variant in cases:
         p, v = one(plain), one(variant)
@@ -246,12 +250,7 @@ def blocks(quick: bool) -> None:
           f"{'GiB':>5s}")
 
     def one(args: tuple) -> dict:
-        out = subprocess.run([sys.executable, "-c", BLOCK_CHILD, *map(str, args)], capture_output=True,
-                             text=True, check=True)
-        r = json.loads(out.stdout)
-        print(f"{r['label'][:86]:86s} {r['parameters']:6d} {r['dimension']:5d} {r['certificate']:19s} "
-              f"{r['seconds']:6.2f} {1e6 * r['seconds'] / r['parameters']:8.1f} {r['peak_gib']:5.2f}")
-        return r
+        return _child_row(BLOCK_CHILD, args, 86)
 
     for block, plain in cases:
         b, p = one(block), one(plain)

@@ -273,6 +273,36 @@ def _components_cmd(fn_name: str) -> Callable[[argparse.Namespace], int]:
     return run
 
 
+def cmd_loss(args: argparse.Namespace) -> int:
+    from .exact.compute import check_feasible, parametrization
+    from .metric.data import generate_dataset, load_dataset
+    from .metric.loss import loss_report
+
+    check_file_path(args.plot, "--plot")
+    if args.runs < 0:
+        raise ArchitectureError(f"--runs must be 0 or more, got {args.runs}")
+    arch = architecture(args)
+    check_feasible(arch, "the loss's critical points")
+    if args.data:
+        if args.samples is not None or args.noise or args.teacher != "same":
+            raise ArchitectureError("--data gives the dataset: drop --samples, --noise and --teacher")
+        data = load_dataset(arch, args.data)
+    else:
+        n = parametrization(arch).ambient_dimension
+        per = arch.dims[-1] * arch.tokens
+        samples = args.samples or -(-n // per) + 2
+        data = generate_dataset(arch, samples, args.seed, noise=-1.0 if args.teacher == "noise" else args.noise)
+    report = loss_report(arch, data, seed=args.seed, runs=args.runs, timeout=args.timeout,
+                         progress=not args.json)
+    if args.plot:
+        from .metric.plot import training_plot
+
+        training_plot(report, args.plot)
+        print(f"m2bridge: training picture written to {args.plot}", file=sys.stderr)
+    _emit(args, report.to_dict(), str(report))
+    return 0
+
+
 def cmd_dim(args: argparse.Namespace) -> int:
     from .dimension import dimension_report
 
@@ -419,6 +449,26 @@ def build_parser() -> argparse.ArgumentParser:
                                 "{\"Q\": [[...]], \"K\": [[...]], \"V\": [[...]]} (A = Q^T K is formed), "
                                 "or single weights by name (\"A_1_2\": 3)")
         p.set_defaults(func=_components_cmd(fn))
+
+    p = _sub(sub, "loss", "critical points of the squared loss of a dataset on the neuromanifold, and training",
+             "loss --dims 2,1 --ranks 2 --tokens 2 --samples 6 --noise 0.5 --runs 20",
+             "loss --dims 2,1 --ranks 2 --tokens 2 --data data.npz --json",
+             "loss --dims 2,1 --ranks 2 --tokens 2 --samples 6 --plot training.png")
+    add_architecture(p)
+    g = p.add_argument_group("data (a file, or generated with --seed)")
+    g.add_argument("--data", metavar="FILE", help=".npz file with arrays X (N x d x t) and Y (N x d' x t)")
+    g.add_argument("--samples", type=_positive_int, default=None,
+                   help="generated data: N Gaussian inputs (default: enough to determine every coordinate, and 2 more)")
+    g.add_argument("--teacher", choices=["same", "noise"], default="same",
+                   help="generated targets: a random teacher of the same architecture (default) or pure noise")
+    g.add_argument("--noise", type=float, default=0.0, help="Gaussian noise added to the teacher's targets")
+    p.add_argument("--runs", type=int, default=20, help="training runs per optimizer (default 20; 0: none)")
+    p.add_argument("--plot", metavar="FILE", help="write a picture of where the training runs end (PNG)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the data, the generic form and the runs")
+    p.add_argument("--timeout", type=_positive_seconds, default=300.0,
+                   help="seconds for the whole run (default 300: the exact counts of d' >= 2 layers take longer)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=cmd_loss)
 
     p = _sub(sub, "dim", "dimension of the neuromanifold (numeric, exact, formula)",
              "dim --dims 3,3,3 --ranks 2,2 --tokens 2",

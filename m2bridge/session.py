@@ -29,7 +29,7 @@ from typing import Any
 import pexpect
 
 from . import serialize
-from .errors import M2BridgeError, M2Error, M2NotFound, M2ProcessDied, M2ProtocolError, M2Timeout, NotMacaulay2
+from .errors import M2BridgeError, M2Error, M2NotFound, M2ProcessDied, M2Timeout, NotMacaulay2
 from .resources import PACKAGE_NAME, m2script, m2scripts_dir
 
 M2_ARGS = ["--no-debug", "--silent", "-q", "--no-readline", "--no-prompts", "--no-preload",

@@ -28,7 +28,11 @@ export {
     "idealThroughDegree",
     "isUnmixed",
     "projectionDegree",
-    "completenessCheck"
+    "completenessCheck",
+    "distanceCritical",
+    "weightCritical",
+    "multiplicationMatrices",
+    "RandomMinor"
     }
 
 -- The neuromanifold of a network is the image of a ring map F : R -> S
@@ -224,6 +228,54 @@ completenessCheck(Ideal, RingMap, ZZ, ZZ) := List => (J, F, dimension, deg) -> (
     J1 := standardGraded J;
     vanishes := all(first entries gens J, f -> F f == 0);
     {vanishes, dim J1, degree J1, vanishes and dim J1 == dimension and degree J1 == deg and isUnmixed J1})
+
+-- critical points of y -> (y - u)^T G (y - u) on the smooth part of V(I): Lagrange multipliers for all
+-- generators (G (y - u) in the row space of the Jacobian), the multipliers eliminated, then the singular
+-- locus saturated away: by all c x c minors of the Jacobian, or (RandomMinor => true) by one random c x c
+-- minor det(A J B), which removes the same points except with probability ~ 1/#field (and is far cheaper)
+distanceCritical = method(Options => {RandomMinor => true})
+distanceCritical(Ideal, Matrix, List) := Ideal => o -> (I, G, u) -> (
+    R := ring I;
+    kk := coefficientRing R;
+    n := numgens R;
+    gs := first entries gens I;
+    m := #gs;
+    c := codim I;
+    lam := local lam;
+    T := kk[lam_1..lam_m, gens R, MonomialOrder => Eliminate m];
+    toT := map(T, R, drop(gens T, m));
+    J := toT jacobian I;
+    y := transpose matrix{drop(gens T, m)};
+    v := sub(G, T) * (y - transpose matrix{apply(u, a -> sub(a, T))});
+    L := toT(I) + ideal(v - J * transpose matrix{take(gens T, m)});
+    E := sub(ideal selectInSubring(1, gens gb L), R);
+    sing := if o.RandomMinor then ideal det(random(kk^c, kk^n) * jacobian I * random(kk^m, kk^c))
+            else I + minors(c, jacobian I);
+    saturate(E, sing))
+
+-- the same critical points in weight space, for a parametrization F : R -> S whose generic fiber is the
+-- scaling of the first weight: on the chart (first weight = 1), the gradient J (G (F - u)) = 0, saturated
+-- by one random maximal minor of J (weights where F's Jacobian drops rank are not critical points of the
+-- distance on the closure: they are the parametrization's own critical points)
+weightCritical = method()
+weightCritical(RingMap, Matrix, List) := Ideal => (F, G, u) -> (
+    S := target F;
+    kk := coefficientRing S;
+    S1 := kk[drop(gens S, 1)];
+    row := (map(S1, S, {1_S1} | gens S1)) F.matrix;
+    J := jacobian row;
+    y := transpose row - transpose matrix{apply(u, a -> sub(a, S1))};
+    eqs := ideal(J * sub(G, S1) * y);
+    saturate(eqs, ideal det(J * random(kk^(numcols J), kk^(numgens S1)))))
+
+-- for a zero-dimensional ideal C: a monomial basis B of R/C and the matrices of multiplication by each
+-- variable in that basis (column k: the coordinates of y_i * B_k); their common eigenvectors give the points
+multiplicationMatrices = method()
+multiplicationMatrices Ideal := List => C -> (
+    if dim C > 0 then error "multiplicationMatrices: the ideal is not zero-dimensional";
+    A := (ring C) / C;
+    B := basis A;
+    {first entries lift(B, ring C), apply(gens A, y -> lift(last coefficients(y * B, Monomials => B), coefficientRing A))})
 
 beginDocumentation()
 
@@ -627,6 +679,107 @@ Description
     gs = last idealThroughDegree(F, 4);
     completenessCheck(ideal gs, F, 5, 4)
     completenessCheck(ideal(gs_0) * ideal vars R, F, 5, 4)
+///
+
+doc ///
+Key
+  distanceCritical
+  (distanceCritical, Ideal, Matrix, List)
+  RandomMinor
+  [distanceCritical, RandomMinor]
+Headline
+  critical points of a squared distance on the smooth part of a variety
+Usage
+  C = distanceCritical(I, G, u)
+Inputs
+  I:Ideal
+    the ideal of a variety X in the coordinates y
+  G:Matrix
+    a symmetric matrix: the inner product
+  u:List
+    the data point
+  RandomMinor => Boolean
+    saturate by one random maximal minor of the Jacobian (default) instead of all of them
+Outputs
+  C:Ideal
+    the smooth points y of X where G (y - u) is normal to X; for generic u its degree is the Euclidean
+    distance degree of X for G
+Description
+  Text
+    Lagrange multipliers for every generator, eliminated; then the singular locus is saturated away.
+  Example
+    R = QQ[y_1..y_4];
+    C = distanceCritical(minors(2, genericMatrix(R, 2, 2)), id_(QQ^4), {1, 2, 3, 5});
+    degree C
+///
+
+doc ///
+Key
+  weightCritical
+  (weightCritical, RingMap, Matrix, List)
+Headline
+  critical points of a squared distance in weight space, on the chart where the first weight is 1
+Usage
+  C = weightCritical(F, G, u)
+Inputs
+  F:RingMap
+    a parametrization R -> S whose generic fiber is the scaling of the first weight
+  G:Matrix
+  u:List
+Outputs
+  C:Ideal
+    in the weights without the first; its degree equals that of distanceCritical when F is birational
+    onto its image up to that scaling
+Description
+  Example
+    S = QQ[a_1, a_2, b_1, b_2];
+    R = QQ[y_1..y_4];
+    F = map(S, R, {a_1*b_1, a_1*b_2, a_2*b_1, a_2*b_2});
+    degree weightCritical(F, id_(QQ^4), {1, 2, 3, 5})
+///
+
+doc ///
+Key
+  multiplicationMatrices
+  (multiplicationMatrices, Ideal)
+Headline
+  a basis of R/C and the multiplication matrices of the variables, for a zero-dimensional ideal
+Usage
+  multiplicationMatrices C
+Inputs
+  C:Ideal
+Outputs
+  :List
+    \{basis monomials, list of matrices\}
+Description
+  Text
+    The transposed matrices have the evaluation vectors (b(p))_b of the points p of C as common
+    eigenvectors, with eigenvalues the coordinates of p.
+  Example
+    R = QQ[x, y];
+    multiplicationMatrices ideal(x^2 - 1, y - 2)
+///
+
+TEST ///
+  -- Eckart-Young: rank <= r matrices of size m x n with the Frobenius form have ED degree binomial(min(m,n), r)
+  R = QQ[y_1..y_6];
+  Y = genericMatrix(R, 2, 3);
+  assert(degree distanceCritical(minors(2, Y), id_(QQ^6), {1, -2, 3, 5, 7, -11}) == 2);
+  R = QQ[y_1..y_9];
+  Y = genericMatrix(R, 3, 3);
+  assert(degree distanceCritical(minors(3, Y), id_(QQ^9), {1, -2, 3, 5, 7, -11, 13, 2, -1}) == 3);
+  -- a general affine quadric in 3 variables: ED degree 2 * 3 = 6 (Draisma et al. 2016)
+  S = QQ[x_1..x_3];
+  f = x_1^2 + 2*x_2^2 + 5*x_3^2 + x_1*x_2 - 3*x_2*x_3 + x_1 - 2*x_3 + 7;
+  C = distanceCritical(ideal f, id_(QQ^3), {1, 2, 3}, RandomMinor => false);
+  assert(degree C == 6);
+  (B, Ms) = toSequence multiplicationMatrices C;
+  assert(#B == 6 and #Ms == 3);
+  -- the same count in weight space: 2x2 matrices of rank 1 as a b^T, ED degree binomial(2, 1) = 2
+  S = QQ[a_1, a_2, b_1, b_2];
+  R = QQ[y_1..y_4];
+  F = map(S, R, {a_1*b_1, a_1*b_2, a_2*b_1, a_2*b_2});
+  assert(degree weightCritical(F, id_(QQ^4), {1, 2, 3, 5}) == 2);
 ///
 
 TEST ///

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from m2bridge.architecture import LightningAttention, SoftmaxAttention, make_architecture
+from m2bridge.architecture import LightningAttention, SoftmaxAttention
 from m2bridge.errors import ArchitectureError
 from m2bridge.formulas import expected_dimension
 from m2bridge.numeric.dimension import numeric_dimension

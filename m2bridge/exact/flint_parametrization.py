@@ -22,7 +22,7 @@ import numpy as np
 import sympy
 
 from ..architecture import AttentionNetwork
-from ..layers import MLP, Attention
+from ..layers import MLP
 from ..layers.base import Dual
 from .parametrization import Parametrization, one_token_form
 
@@ -64,7 +64,7 @@ def _layer_arrays(layer: Any, arrays: dict[str, list[list[Dual]]]) -> dict[str, 
     heads = range(1, layer.heads + 1)
     out = {"Q": np.array([arrays[f"Q{h}"] for h in heads], dtype=object),
            "K": np.array([arrays[f"K{h}"] for h in heads], dtype=object)}
-    if f"V1" in arrays:
+    if "V1" in arrays:
         out["V"] = np.array([arrays[f"V{h}"] for h in heads], dtype=object)
     else:
         out["O"] = np.array([arrays[f"O{h}"] for h in heads], dtype=object)
@@ -100,6 +100,8 @@ def build_flint_parametrization(arch: AttentionNetwork) -> Parametrization:
     raw: list[dict[tuple[int, ...], Any]] = []
     labels: list[str] = []
     constants: list[Any] = []
+    entries: list[tuple[int, int]] = []
+    monomials: list[tuple[int, ...]] = []
     for r, row in enumerate(z):
         for j, dual in enumerate(row):
             by_monomial: dict[tuple[int, ...], dict[tuple[int, ...], Any]] = {}
@@ -110,6 +112,8 @@ def build_flint_parametrization(arch: AttentionNetwork) -> Parametrization:
                 constant = terms.pop((0,) * nw, 0)
                 name = "*".join(f"{x}^{e}" if e > 1 else x for x, e in zip(xs, mono) if e)
                 labels.append(f"out[{r + 1},{j + 1}] coefficient of {name}")
+                entries.append((r, j))
+                monomials.append(mono)
                 raw.append(terms)
                 constants.append(constant)
     symbols = [sympy.Symbol(n) for n in weights]
@@ -119,7 +123,8 @@ def build_flint_parametrization(arch: AttentionNetwork) -> Parametrization:
     translation = [sympy.Rational(int(c.p), int(c.q)) if hasattr(c, "q") else sympy.Integer(int(c))
                    for c in constants]
     return Parametrization(arch, [], symbols, [sympy.Symbol(x) for x in xs], labels, raw_exprs, pivots, back,
-                           [[1] for _ in symbols], None, translation if any(translation) else None)
+                           [[1] for _ in symbols], None, translation if any(translation) else None,
+                           raw_entries=entries, raw_monomials=monomials)
 
 
 def _to_sympy(terms: dict[tuple[int, ...], Any], symbols: list[sympy.Symbol]) -> sympy.Expr:

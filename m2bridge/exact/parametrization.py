@@ -72,6 +72,8 @@ class Parametrization:
     weight_degrees: list[list[int]] = field(default_factory=list)  # multidegree of each weight
     coordinate_degrees: list[list[int]] | None = None  # multidegree of each reduced coordinate
     translation: list | None = None  # constant part of every raw coordinate, split off (None: none)
+    raw_entries: list[tuple[int, int]] = field(default_factory=list)  # (output row, token) of each raw coordinate
+    raw_monomials: list[tuple[int, ...]] = field(default_factory=list)  # its monomial's exponents in token_symbols
 
     @property
     def ambient_dimension(self) -> int:
@@ -207,7 +209,7 @@ def build_parametrization(arch: AttentionNetwork) -> Parametrization:
     x = _matrix("x", d0, t)
     xs = list(x)
     out = _forward(layers, x)
-    raw, labels = [], []
+    raw, labels, entries, monomials = [], [], [], []
     for r in range(out.rows):
         for j in range(out.cols):
             poly = sympy.Poly(out[r, j], *xs)
@@ -215,6 +217,8 @@ def build_parametrization(arch: AttentionNetwork) -> Parametrization:
                 mono = "*".join(f"{s}^{e}" if e > 1 else str(s) for s, e in zip(xs, monom) if e)
                 raw.append(sympy.expand(coeff))
                 labels.append(f"out[{r + 1},{j + 1}] coefficient of {mono}")
+                entries.append((r, j))
+                monomials.append(tuple(monom))
     degrees = _weight_degrees(arch, layers, weights)
     order = sorted(range(len(raw)), key=lambda i: (not _homogeneous(raw[i], weights, degrees),
                                                    len(sympy.Add.make_args(raw[i])), i))
@@ -222,7 +226,8 @@ def build_parametrization(arch: AttentionNetwork) -> Parametrization:
     coord_degrees = None
     if all(_homogeneous(raw[i], weights, degrees) for i in pivots):
         coord_degrees = [_degree_of(raw[i], weights, degrees) for i in pivots]
-    return Parametrization(arch, layers, weights, xs, labels, raw, pivots, back, degrees, coord_degrees)
+    return Parametrization(arch, layers, weights, xs, labels, raw, pivots, back, degrees, coord_degrees,
+                           raw_entries=entries, raw_monomials=monomials)
 
 
 def _weight_degrees(arch: AttentionNetwork, layers: list[LayerWeights], weights: list[sympy.Symbol]) -> list[list[int]]:

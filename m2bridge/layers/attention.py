@@ -6,10 +6,9 @@ One layer maps ``Z`` (d_in x t) to ``sum_h V_h Z S_h`` (plus ``Z`` with a skip c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ArchitectureError
 from .base import (DualMatrix, LayerKind, NetworkContext, TangentBuilder, dual_add, dual_matmul, dual_transpose,
                    positive_int)
 
@@ -94,11 +93,6 @@ class Attention(LayerKind):
         if self.d_in is not None and self.d_out is None:
             object.__setattr__(self, "d_out", self.d_in)
 
-    def resolved(self, d_in: int) -> "Attention":
-        if self.d_in is not None and self.d_in != d_in:
-            raise ArchitectureError(f"an attention layer with input width {self.d_in} follows a layer of output "
-                                    f"width {d_in}: widths must chain")
-        return replace(self, d_in=d_in, d_out=self.d_out if self.d_out is not None else d_in)
 
     # ------------------------------------------------------------ description
     @property

@@ -157,8 +157,14 @@ class LayerKind(ABC):
         """The layer as the command line's --layers writes it (e.g. 'mlp w=8 r=2 skip')."""
 
     def resolved(self, d_in: int) -> "LayerKind":
-        """The layer with its input width (and a missing output width) filled in."""
-        raise NotImplementedError
+        """The layer with its input width (and a missing output width: the same) filled in."""
+        from dataclasses import replace
+
+        if self.d_in is not None and self.d_in != d_in:
+            what = "an attention layer" if self.kind == "attention" else f"an {self.kind.upper()} layer"
+            raise ArchitectureError(f"{what} with input width {self.d_in} follows a layer of output width {d_in}: "
+                                    "widths must chain")
+        return replace(self, d_in=d_in, d_out=self.d_out if self.d_out is not None else d_in)
 
     # ------------------------------------------------------------ numeric (NumPy)
     @abstractmethod

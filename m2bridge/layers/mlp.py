@@ -6,10 +6,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ArchitectureError
 from .base import DualMatrix, LayerKind, NetworkContext, TangentBuilder, dual_add, dual_matmul, positive_int
 
 if TYPE_CHECKING:
@@ -43,11 +42,6 @@ class MLP(LayerKind):
         if self.d_in is not None and self.d_out is None:
             object.__setattr__(self, "d_out", self.d_in)
 
-    def resolved(self, d_in: int) -> "MLP":
-        if self.d_in is not None and self.d_in != d_in:
-            raise ArchitectureError(f"an MLP layer with input width {self.d_in} follows a layer of output width "
-                                    f"{d_in}: widths must chain")
-        return replace(self, d_in=d_in, d_out=self.d_out if self.d_out is not None else d_in)
 
     # ------------------------------------------------------------ description
     def weight_shapes(self) -> dict[str, tuple[int, int]]:

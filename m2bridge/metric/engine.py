@@ -1,0 +1,229 @@
+"""Critical points of a squared distance on a variety: the engine shared by training and robustness.
+
+The variety X is given by its ideal I (polynomials in the coordinates y_1..y_n), the distance by a
+symmetric positive definite G and a point u: f(y) = (y - u)^T G (y - u). The critical points on the
+smooth part of X are the solutions of Macaulay2's ``distanceCritical`` (AttentionGeometry: Lagrange
+multipliers for every generator, eliminated, the singular locus saturated away by one random maximal
+minor).
+
+* :func:`critical_count`: their number (the ED degree for this G and u when u is generic), exact over
+  ZZ/p for two primes, each with its own random choices; it is certified when both agree (a count
+  modulo p equals the count over QQ for all but finitely many p).
+* :func:`critical_points`: the points themselves, from the ideal over QQ: the multiplication matrices of
+  R/C (Macaulay2) have the points' evaluation vectors as common eigenvectors (NumPy), so every complex
+  critical point comes out, none missed, as floating point numbers refined by Newton's method on the
+  Lagrange system; the real ones with their loss and Morse index on the tangent space.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+import sympy
+
+from ..serialize import to_m2
+from ..session import Macaulay2
+
+PRIMES = (32003, 1000003)
+
+
+@dataclass
+class Count:
+    """A number of critical points with how it was obtained and how sure it is."""
+
+    value: int | None
+    method: str
+    certificate: str
+    per_prime: dict[int, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "method": self.method, "certificate": self.certificate,
+                "per_prime": {str(p): v for p, v in self.per_prime.items()}, "seconds": round(self.seconds, 3)}
+
+    def __str__(self) -> str:
+        value = "unknown" if self.value is None else str(self.value)
+        return f"{value} ({self.certificate}; {self.method}, {self.seconds:.2f} s)"
+
+
+def _ring_code(n: int, field_: str, generators: Sequence[sympy.Expr], G: Any, u: Sequence[Any]) -> str:
+    gens = ", ".join(to_m2(g) for g in generators)
+    rows = "{" + ", ".join("{" + ", ".join(_m2_number(G[i][j]) for j in range(n)) + "}" for i in range(n)) + "}"
+    point = "{" + ", ".join(_m2_number(v) for v in u) + "}"
+    return (f"Rm = {field_}[y_1..y_{n}];\n"
+            f"Im = ideal({gens});\n"
+            f"Gm = matrix({field_}, {rows});\n"
+            f"um = {point};\n")
+
+
+def _m2_number(v: Any) -> str:
+    f = Fraction(v) if not isinstance(v, Fraction) else v
+    return f"({f.numerator})/({f.denominator})" if f.denominator != 1 else f"({f.numerator})"
+
+
+def critical_count(generators: Sequence[sympy.Expr], n: int, G: Any, u: Sequence[Any], m2: Macaulay2,
+                   primes: Sequence[int] = PRIMES, timeout: float | None = None, seed: int = 0) -> Count:
+    """Critical points of (y - u)^T G (y - u) on the smooth part of V(generators), counted over ZZ/p for each
+    prime (other random choices for each); ``G`` a list of rows of rationals."""
+    m2.load_package()
+    t0 = time.perf_counter()
+    counts: dict[int, int] = {}
+    for k, p in enumerate(primes):
+        code = (f"setRandomSeed {seed + 7919 * k};\n" + _ring_code(n, f"ZZ/{p}", generators, G, u)
+                + "Cm = distanceCritical(Im, Gm, um);\n")
+        m2.eval(code, timeout=timeout)
+        dim, deg = m2.to_python("{dim Cm, degree Cm}", timeout=timeout)
+        if int(dim) > 0:
+            return Count(None, f"Groebner bases over ZZ/{p} (Macaulay2, distanceCritical)",
+                         f"not finite: the critical set has dimension {dim} for this data (u is not generic)",
+                         counts, time.perf_counter() - t0)
+        counts[p] = int(deg)
+    agree = len(set(counts.values())) == 1
+    method = "Groebner bases over " + " and ".join(f"ZZ/{p}" for p in primes) + " (Macaulay2, distanceCritical)"
+    if agree:
+        return Count(next(iter(counts.values())), method, f"exact: {len(primes)} primes agree", counts,
+                     time.perf_counter() - t0)
+    return Count(max(counts.values()), method, "unreliable: the primes disagree (the largest count is shown)",
+                 counts, time.perf_counter() - t0)
+
+
+def weight_space_count(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2, primes: Sequence[int] = PRIMES,
+                       timeout: float | None = None, seed: int = 0) -> Count:
+    """The same count in weight space (Macaulay2's ``weightCritical``: the gradient of the loss on the chart where
+    the first weight is 1, the parametrization's critical weights saturated away), for parametrizations whose
+    generic fiber is one scaling; equal to :func:`critical_count` when the map is birational onto its image up to
+    that scaling (checked on the one-layer cases in the tests). Two primes, as there."""
+    from ..exact.compute import setup_script
+
+    m2.load_package()
+    n = param.ambient_dimension
+    t0 = time.perf_counter()
+    counts: dict[int, int] = {}
+    rows = "{" + ", ".join("{" + ", ".join(_m2_number(G[i][j]) for j in range(n)) + "}" for i in range(n)) + "}"
+    for k, p in enumerate(primes):
+        code = (f"setRandomSeed {seed + 7919 * k};\n" + setup_script(param, f"ZZ/{p}")
+                + f"Cw = weightCritical(F, matrix(ZZ/{p}, {rows}), {{{', '.join(_m2_number(v) for v in u)}}});\n")
+        m2.eval(code, timeout=timeout)
+        dim, deg = m2.to_python("{dim Cw, degree Cw}", timeout=timeout)
+        if int(dim) > 0:
+            return Count(None, f"weight space over ZZ/{p} (Macaulay2, weightCritical)",
+                         f"not finite: dimension {dim}", counts, time.perf_counter() - t0)
+        counts[p] = int(deg)
+    method = ("weight space on the chart first weight = 1, Groebner bases over "
+              + " and ".join(f"ZZ/{p}" for p in primes) + " (Macaulay2, weightCritical)")
+    agree = len(set(counts.values())) == 1
+    return Count(max(counts.values()), method, f"exact: {len(primes)} primes agree" if agree else
+                 "unreliable: the primes disagree (the largest count is shown)", counts, time.perf_counter() - t0)
+
+
+@dataclass
+class CriticalPoint:
+    point: np.ndarray  # complex coordinates y
+    real: bool
+    loss: float | None = None
+    index: int | None = None  # negative eigenvalues of the Hessian on the tangent space
+    degenerate: bool = False
+    residual: float = 0.0  # Lagrange system residual after Newton
+    attained: bool | None = None  # by real weights (None: not checked)
+    weights: list[float] | None = None
+    weight_residual: float | None = None
+
+    @property
+    def kind(self) -> str:
+        if self.index is None:
+            return "?"
+        if self.degenerate:
+            return "degenerate"
+        return "minimum" if self.index == 0 else f"saddle (index {self.index})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"point": [float(v.real) for v in self.point], "loss": self.loss, "index": self.index,
+                "kind": self.kind, "attained_by_real_weights": self.attained, "weights": self.weights,
+                "weight_residual": self.weight_residual, "newton_residual": self.residual}
+
+
+def critical_points(generators: Sequence[sympy.Expr], n: int, G: Any, u: Sequence[Any], m2: Macaulay2,
+                    timeout: float | None = None, seed: int = 0) -> list[CriticalPoint]:
+    """Every complex critical point (from the ideal over QQ), refined by Newton's method."""
+    m2.load_package()
+    code = (f"setRandomSeed {seed};\n" + _ring_code(n, "QQ", generators, G, u)
+            + "Cq = distanceCritical(Im, Gm, um);\nMq = multiplicationMatrices Cq;\n")
+    m2.eval(code, timeout=timeout)
+    mats = m2.to_python("apply(last Mq, m -> entries m)", timeout=timeout)
+    matrices = [np.array([[float(Fraction(str(v))) if not isinstance(v, (int, float)) else float(v) for v in row]
+                          for row in m], dtype=float) for m in mats]
+    if not matrices or matrices[0].size == 0:
+        return []
+    rng = np.random.default_rng(seed)
+    combo = sum(c * m for c, m in zip(rng.standard_normal(len(matrices)), matrices))
+    _, vecs = np.linalg.eig(combo.T)
+    points = []
+    for k in range(vecs.shape[1]):
+        v = vecs[:, k]
+        top = int(np.argmax(np.abs(v)))
+        points.append(np.array([(m.T @ v)[top] / v[top] for m in matrices]))
+    return [_refine(generators, n, G, u, p) for p in points]
+
+
+def _system(generators: Sequence[sympy.Expr], n: int):
+    ys = sympy.symbols(f"y_1:{n + 1}")
+    grads = [[sympy.diff(g, y) for y in ys] for g in generators]
+    hess = [[[sympy.diff(g, a, b) for b in ys] for a in ys] for g in generators]
+    f = sympy.lambdify([ys], list(generators), "numpy")
+    J = sympy.lambdify([ys], grads, "numpy")
+    H = sympy.lambdify([ys], hess, "numpy")
+    return f, J, H
+
+
+_CACHE: dict[tuple, Any] = {}
+
+
+def _compiled(generators: Sequence[sympy.Expr], n: int):
+    key = (tuple(str(g) for g in generators), n)
+    if key not in _CACHE:
+        _CACHE[key] = _system(generators, n)
+    return _CACHE[key]
+
+
+def _refine(generators, n, G, u, y0: np.ndarray) -> CriticalPoint:
+    """Newton on g_k(y) = 0, G (y - u) - J^T lam = 0 (least squares steps), then the real part's loss and index."""
+    f, J, H = _compiled(generators, n)
+    Gf = np.array([[float(Fraction(G[i][j])) for j in range(n)] for i in range(n)])
+    uf = np.array([float(Fraction(v)) for v in u])
+    y = np.array(y0, dtype=complex)
+    jac = np.array(J(y), dtype=complex)
+    lam = np.linalg.lstsq(jac.T, Gf @ (y - uf), rcond=None)[0]
+    for _ in range(8):
+        jac = np.array(J(y), dtype=complex)
+        hs = np.array(H(y), dtype=complex)
+        res = np.concatenate([np.array(f(y), dtype=complex), Gf @ (y - uf) - jac.T @ lam])
+        if np.abs(res).max() < 1e-13 * max(1.0, np.abs(y).max()):
+            break
+        m = len(generators)
+        top = np.hstack([jac, np.zeros((m, m))])
+        bottom = np.hstack([Gf - np.einsum("k,kab->ab", lam, hs), -jac.T])
+        step = np.linalg.lstsq(np.vstack([top, bottom]), -res, rcond=None)[0]
+        y, lam = y + step[:n], lam + step[n:]
+    res = np.concatenate([np.array(f(y), dtype=complex), Gf @ (y - uf) - np.array(J(y), dtype=complex).T @ lam])
+    scale = max(1.0, float(np.abs(y).max()))
+    real = bool(np.abs(y.imag).max() < 1e-7 * scale)
+    point = CriticalPoint(y, real, residual=float(np.abs(res).max()))
+    if real:
+        yr = y.real
+        d = yr - uf
+        point.loss = float(d @ Gf @ d)
+        jac = np.array(J(yr), dtype=float)
+        lam_r = np.linalg.lstsq(jac.T, Gf @ d, rcond=None)[0]
+        hess = 2 * (Gf - np.einsum("k,kab->ab", lam_r, np.array(H(yr), dtype=float)))
+        _, sv, vt = np.linalg.svd(jac)
+        rank = int((sv > 1e-9 * max(1.0, sv.max())).sum())
+        tangent = vt[rank:].T
+        eig = np.linalg.eigvalsh(tangent.T @ hess @ tangent)
+        tol = 1e-8 * max(1.0, np.abs(eig).max())
+        point.index = int((eig < -tol).sum())
+        point.degenerate = bool((np.abs(eig) <= tol).any())
+    return point

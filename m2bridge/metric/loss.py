@@ -1,0 +1,160 @@
+"""``m2bridge loss``: the squared loss of a dataset on the neuromanifold (MATH.md section 10).
+
+For a dataset, the loss is (c - u)^T G (c - u) + residual on the reduced coordinates c. This module
+puts together: the form G and the fit u (exact), the number of complex critical points on the smooth
+part of the closure for this G (exact over two primes) beside the generic count (a random positive
+definite G), every real critical point with its loss, Morse index and whether real weights attain it,
+and training runs (gradient descent and L-BFGS) matched to those points.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..architecture import AttentionNetwork
+from ..errors import ArchitectureError
+from ..session import Macaulay2
+from .data import Dataset, DataForm, data_form
+from .engine import Count, CriticalPoint, critical_count, critical_points, weight_space_count
+
+
+@dataclass
+class LossReport:
+    architecture: AttentionNetwork
+    data: Dataset
+    form: DataForm
+    ed_degree: Count
+    generic_ed_degree: Count
+    points: list[CriticalPoint]
+    all_points: int
+    training: list[dict[str, Any]] = field(default_factory=list)
+    training_summary: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def comparison(self) -> str:
+        a, b = self.ed_degree.value, self.generic_ed_degree.value
+        if a is None or b is None:
+            return "not compared (a count is missing)"
+        if a == b:
+            return "equal: this data-induced form gives the generic number of critical points"
+        why = (f"; here G = I_{self.architecture.dims[-1]} (x) G_0: the same Gram matrix G_0 for every output row "
+               "(each output row's coordinates see the same inputs), block diagonal, far from generic"
+               if self.form.kronecker else "")
+        return (f"differs: {a} for the data against {b} for a generic form; G = sum_n M_n^T M_n is a sum of "
+                "Gram matrices of the data's monomials, not a generic quadratic form" + why)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.architecture.to_dict(), "data": self.data.source, "samples": self.data.samples,
+                "coordinates": len(self.form.u), "residual_loss": float(self.form.residual),
+                "realizable": self.realizable, "fit": [float(v) for v in self.form.u],
+                "ed_degree": self.ed_degree.to_dict(), "generic_ed_degree": self.generic_ed_degree.to_dict(),
+                "data_equals_generic": self.ed_degree.value == self.generic_ed_degree.value,
+                "complex_critical_points": self.all_points,
+                "real_critical_points": [p.to_dict() for p in self.points],
+                "training": self.training, "training_summary": self.training_summary,
+                "notes": self.notes, "seconds": round(self.seconds, 3)}
+
+    @property
+    def realizable(self) -> bool:
+        """Whether the targets are realized by a function of the closure (zero loss is attainable)."""
+        return any(p.loss is not None and p.loss + float(self.form.residual) < 1e-9 * (1 + float(self.form.residual))
+                   for p in self.points)
+
+    def __str__(self) -> str:
+        arch = self.architecture
+        lines = [f"{arch.label()}: squared loss of {self.data.samples} samples ({self.data.source})",
+                 f"  data-induced form G on the {len(self.form.u)} reduced coordinates (positive definite); "
+                 f"loss = (c - u)^T G (c - u) + {float(self.form.residual):.6g}, the last term the part no function "
+                 "in the span removes; " + ("the targets are realizable (a critical point has zero loss)"
+                                           if self.realizable else "the targets are not realized by the closure"),
+                 f"  critical points of the loss on the smooth part of the closure (complex): {self.ed_degree}",
+                 f"  generic ED degree (random positive definite G): {self.generic_ed_degree}",
+                 f"  data against generic: {self.comparison()}",
+                 f"  real critical points: {len(self.points)} of {self.all_points} complex"]
+        for k, p in enumerate(sorted(self.points, key=lambda q: q.loss), start=1):
+            attained = ("attained by real weights" if p.attained else "not attained by real weights found"
+                        if p.attained is False else "attainment not checked")
+            lines.append(f"    {k}. loss {p.loss + float(self.form.residual):.6g}, {p.kind}, {attained}")
+        if self.training:
+            lines.append("  training (end points matched to the critical points above by distance in G):")
+            for row in self.training_summary.get("table", []):
+                lines.append("    " + row)
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def _kronecker(param, form: DataForm) -> bool:
+    """Whether G = I_(d') (x) G_0: coordinates of different output rows orthogonal, the blocks equal."""
+    rows = [param.raw_entries[i][0] for i in param.reduced_index]
+    groups = [[k for k, r in enumerate(rows) if r == row] for row in sorted(set(rows))]
+    if len(groups) < 2 or len({len(g) for g in groups}) != 1:
+        return False
+    G = form.G
+    for a in groups:
+        for b in groups:
+            if a is not b and any(G[i, j] != 0 for i in a for j in b):
+                return False
+    first = groups[0]
+    return all(G[a[i], a[j]] == G[first[i], first[j]] for a in groups for i in range(len(a)) for j in range(len(a)))
+
+
+def _generic_form(n: int, rng: np.random.Generator) -> tuple[list[list[Fraction]], list[Fraction]]:
+    a = rng.integers(-5, 6, size=(n, n))
+    g = a.T @ a + np.eye(n, dtype=np.int64)
+    return ([[Fraction(int(v)) for v in row] for row in g], [Fraction(int(v), 7) for v in rng.integers(-20, 21, n)])
+
+
+def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = None, seed: int = 0,
+                runs: int = 0, timeout: float | None = None, attain: bool = True,
+                progress: bool = False) -> LossReport:
+    """Everything ``m2bridge loss`` prints, for one network and one dataset (see the module docstring)."""
+    from ..exact.compute import default_session, implicitize, parametrization
+
+    if arch.softmax:
+        raise ArchitectureError("softmax attention is not polynomial: the loss's critical points need the exact "
+                                "closure (use a lightning network)")
+    t0 = time.perf_counter()
+    m2 = m2 or default_session()
+    param = parametrization(arch)
+    form = data_form(param, data)
+    form.kronecker = _kronecker(param, form)
+    closure = implicitize(arch, m2, timeout=timeout)
+    gens, n = closure.generators, closure.ambient_dimension
+    G = [[Fraction(int(form.G[i, j].p), int(form.G[i, j].q)) for j in range(n)] for i in range(n)]
+    rng = np.random.default_rng(seed + 1)
+    Gg, ug = _generic_form(n, rng)
+    notes = [f"the closure: {closure}"]
+    if len(gens) == 1:  # a hypersurface: Lagrange on its equation, and the points themselves
+        count = critical_count(gens, n, G, form.u, m2, timeout=timeout, seed=seed)
+        generic = critical_count(gens, n, Gg, ug, m2, timeout=timeout, seed=seed + 1)
+        points = critical_points(gens, n, G, form.u, m2, timeout=timeout, seed=seed)
+    elif len(param.weights) - closure.dimension == 1:  # weight space on a chart of the scaling: fewer unknowns
+        count = weight_space_count(param, G, form.u, m2, timeout=timeout, seed=seed)
+        generic = weight_space_count(param, Gg, ug, m2, timeout=timeout, seed=seed + 1)
+        points = []
+        notes.append(f"the closure has codimension {n - closure.dimension}: the counts are taken in weight space "
+                     "(fewer unknowns than Lagrange multipliers for its generators); the real critical points are "
+                     "not computed for it yet")
+    else:
+        raise ArchitectureError(f"the loss's critical points for {arch.label()} are not available yet: its closure "
+                                "is not a hypersurface and its generic fiber is more than the scaling")
+    if points and count.value is not None and len(points) != count.value:
+        notes.append(f"{len(points)} points from the ideal over QQ against {count.value} counted modulo primes")
+    real = [p for p in points if p.real]
+    if attain:
+        from .weights import attain_points
+
+        attain_points(param, real, seed=seed)
+    report = LossReport(arch, data, form, count, generic, real, len(points), notes=notes)
+    if runs:
+        from .training import train_and_match
+
+        report.training, report.training_summary = train_and_match(param, form, real, runs, seed, progress)
+    report.seconds = time.perf_counter() - t0
+    return report

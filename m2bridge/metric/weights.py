@@ -1,0 +1,52 @@
+"""Weights that attain a point of the closure: the parametrization as a NumPy function with its Jacobian.
+
+Whether a real point of the closure lies in the real image is decided here numerically: a least-squares
+solve of c(W) = point from several seeded starts. A residual at rounding level gives the weights (so the
+point is attained); otherwise the result says "not found", which is not a proof that none exist.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import sympy
+
+_FUNCTIONS: dict[int, tuple[Callable, Callable]] = {}
+
+
+def coordinate_functions(param: Any) -> tuple[Callable, Callable]:
+    """c(W) and its Jacobian dc/dW as NumPy functions of the weight vector (in ``param.weights`` order)."""
+    key = id(param)
+    if key not in _FUNCTIONS:
+        w = param.weights
+        exprs = param.reduced
+        jac = [[sympy.diff(e, s) for s in w] for e in exprs]
+        c = sympy.lambdify([w], exprs, "numpy")
+        dc = sympy.lambdify([w], jac, "numpy")
+        _FUNCTIONS[key] = (lambda v: np.array(c(v), dtype=float), lambda v: np.array(dc(v), dtype=float))
+    return _FUNCTIONS[key]
+
+
+def attain_points(param: Any, points: list, seed: int = 0, starts: int = 12, tol: float = 1e-9) -> None:
+    """Set ``attained``, ``weights`` and ``weight_residual`` of each real critical point."""
+    from scipy.optimize import least_squares
+
+    c, dc = coordinate_functions(param)
+    rng = np.random.default_rng(seed + 99)
+    for p in points:
+        target = np.asarray(p.point.real, dtype=float)
+        scale = max(1.0, float(np.abs(target).max()))
+        best = None
+        for _ in range(starts):
+            w0 = rng.standard_normal(len(param.weights)) * scale ** (1 / 3)
+            sol = least_squares(lambda v: c(v) - target, w0, jac=dc, xtol=1e-15, ftol=1e-15, gtol=1e-15,
+                                max_nfev=2000)
+            res = float(np.abs(sol.fun).max()) / scale
+            if best is None or res < best[0]:
+                best = (res, sol.x)
+            if res < tol:
+                break
+        p.weight_residual = best[0]
+        p.attained = bool(best[0] < tol)
+        p.weights = [float(v) for v in best[1]] if p.attained else None

@@ -1,0 +1,125 @@
+"""The loss on the neuromanifold (MATH.md section 10): critical points of a squared distance, counted exactly
+and found numerically, checked against independent facts (Eckart-Young, Draisma et al. 2016) and a teacher."""
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import sympy
+
+from m2bridge import LightningAttention
+from m2bridge.metric.data import DataError, generate_dataset, load_dataset
+from m2bridge.metric.engine import critical_count, critical_points
+
+EYE = lambda n: [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]  # noqa: E731
+
+
+def _minors(rows: int, cols: int, size: int):
+    ys = sympy.symbols(f"y_1:{rows * cols + 1}")
+    mat = sympy.Matrix(rows, cols, ys)
+    from itertools import combinations
+
+    return [mat.extract(list(r), list(c)).det() for r in combinations(range(rows), size)
+            for c in combinations(range(cols), size)]
+
+
+@pytest.mark.parametrize("rows,cols,rank", [(2, 2, 1), (2, 3, 1), (3, 3, 2)])
+def test_eckart_young_counts(m2, rows, cols, rank):
+    # matrices of rank <= r with the Frobenius form: ED degree binomial(min(m, n), r)
+    from math import comb
+
+    n = rows * cols
+    u = [Fraction(k * k - 3 * k + 1, 1 + k % 3) for k in range(n)]
+    res = critical_count(_minors(rows, cols, rank + 1), n, EYE(n), u, m2)
+    assert res.value == comb(min(rows, cols), rank) and res.certificate.startswith("exact")
+
+
+def test_general_quadric_and_cubic_counts_and_points(m2):
+    # a general affine hypersurface of degree D in C^n has ED degree D * sum_{i<n} (D-1)^i (Draisma et al.)
+    x1, x2, x3 = sympy.symbols("y_1:4")
+    quadric = x1 ** 2 + 2 * x2 ** 2 + 5 * x3 ** 2 + x1 * x2 - 3 * x2 * x3 + x1 - 2 * x3 - 7  # a real ellipsoid
+    u = [Fraction(1), Fraction(2), Fraction(3)]
+    assert critical_count([quadric], 3, EYE(3), u, m2).value == 2 * 3
+    cubic = x1 ** 3 - 2 * x1 * x2 ** 2 + 3 * x2 ** 3 + x1 ** 2 - x2 + 5 * x1 - 1
+    assert critical_count([cubic], 2, EYE(2), u[:2], m2).value == 3 * (1 + 2)
+    points = critical_points([quadric], 3, EYE(3), u, m2)
+    assert len(points) == 6 and all(p.residual < 1e-8 for p in points)
+    real = [p for p in points if p.real]
+    assert len(real) >= 2  # a compact real surface has a nearest and a farthest point
+    assert all(abs(float(quadric.subs(dict(zip((x1, x2, x3), p.point.real))))) < 1e-8 for p in real)
+
+
+def test_teacher_data_have_a_zero_loss_critical_point_attained_by_weights(m2):
+    from m2bridge.metric.loss import loss_report
+
+    arch = LightningAttention((2, 1), 2, 2)
+    data = generate_dataset(arch, 5, seed=3)
+    report = loss_report(arch, data, m2, seed=3, runs=4)
+    assert report.ed_degree.value == report.generic_ed_degree.value == 14  # (2,1): two primes, data and generic
+    best = min(report.points, key=lambda p: p.loss)
+    assert best.loss + float(report.form.residual) < 1e-8 and best.kind == "minimum" and best.attained
+    assert report.realizable and float(report.form.residual) < 1e-12
+    assert {r["matched_point"] for r in report.training} <= set(range(1, len(report.points) + 1))
+
+
+def test_bad_data_files_are_refused(tmp_path):
+    arch = LightningAttention((2, 1), 2, 2)
+    path = tmp_path / "d.npz"
+    np.savez(path, X=np.zeros((4, 3, 2)), Y=np.zeros((4, 1, 2)))
+    with pytest.raises(DataError, match=r"shape \(N, 2, 2\)"):
+        load_dataset(arch, path)
+    X = np.random.default_rng(0).standard_normal((4, 2, 2))
+    Y = np.full((4, 1, 2), np.nan)
+    np.savez(path, X=X, Y=Y)
+    with pytest.raises(DataError, match="NaN"):
+        load_dataset(arch, path)
+    np.savez(path, inputs=X)
+    with pytest.raises(DataError, match="arrays named X and Y"):
+        load_dataset(arch, path)
+
+
+def test_loss_command_json_and_too_few_samples(m2, tmp_path):
+    base = [sys.executable, "-m", "m2bridge.cli", "loss", "--dims", "2,1", "--ranks", "2", "--tokens", "2"]
+    out = subprocess.run(base + ["--noise", "0.5", "--runs", "3", "--json", "--plot", str(tmp_path / "t.png")],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    for key in ("ed_degree", "generic_ed_degree"):
+        assert set(data[key]) >= {"value", "method", "certificate"}
+    assert data["real_critical_points"] and len(data["training"]) == 6 and (tmp_path / "t.png").stat().st_size > 1000
+    few = subprocess.run(base + ["--samples", "1", "--runs", "0"], capture_output=True, text=True, timeout=600)
+    assert few.returncode == 2 and "give more samples" in few.stderr and "Traceback" not in few.stderr
+
+
+def test_lagrange_and_weight_space_formulations_agree(m2):
+    # (2,1): Lagrange on the quartic and the gradient in weight space (chart: the first weight is 1) count alike
+    from m2bridge.exact.compute import implicitize, parametrization
+    from m2bridge.metric.data import data_form
+    from m2bridge.metric.engine import weight_space_count
+
+    arch = LightningAttention((2, 1), 2, 2)
+    param, closure = parametrization(arch), implicitize(arch, m2)
+    form = data_form(param, generate_dataset(arch, 5, seed=1, noise=0.3))
+    n = closure.ambient_dimension
+    G = [[Fraction(int(form.G[i, j].p), int(form.G[i, j].q)) for j in range(n)] for i in range(n)]
+    lagrange = critical_count(closure.generators, n, G, form.u, m2)
+    weights = weight_space_count(param, G, form.u, m2)
+    assert lagrange.value == weights.value == 14
+
+
+def test_two_output_rows_give_a_kronecker_data_form():
+    # each output row's coordinates see the same inputs: G = I_2 (x) G_0, the structure behind (2,2)'s lower count
+    from m2bridge.exact.compute import parametrization
+    from m2bridge.metric.data import data_form
+    from m2bridge.metric.loss import _kronecker
+
+    arch = LightningAttention((2, 2), 2, 2)
+    param = parametrization(arch)
+    form = data_form(param, generate_dataset(arch, 5, seed=0, noise=0.5))
+    assert _kronecker(param, form)
+    one_row = LightningAttention((2, 1), 2, 2)
+    assert not _kronecker(parametrization(one_row), data_form(parametrization(one_row),
+                                                              generate_dataset(one_row, 5, seed=0)))

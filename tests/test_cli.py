@@ -66,6 +66,7 @@ def test_paper_report(m2, tmp_path):
     assert (tmp_path / "report.html").read_text().count("<table>") == 8
     assert "Beyond the paper: several heads" in text and "head shift" in text
     assert "Transformer blocks" in text and "Alexander-Hirschowitz" in text and "degree 64" in text
+    assert "Training: the loss on the neuromanifold" in text and "exact: 2 primes agree" in text
     assert (tmp_path / "figure1.png").is_file() and (tmp_path / "figure3.png").is_file()
 
 

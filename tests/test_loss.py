@@ -92,6 +92,9 @@ def test_loss_command_json_and_too_few_samples(m2, tmp_path):
     assert data["real_critical_points"] and len(data["training"]) == 6 and (tmp_path / "t.png").stat().st_size > 1000
     few = subprocess.run(base + ["--samples", "1", "--runs", "0"], capture_output=True, text=True, timeout=600)
     assert few.returncode == 2 and "give more samples" in few.stderr and "Traceback" not in few.stderr
+    # one skip layer is parametrized without its skip: the loss must refuse it, not fit the wrong targets
+    skip = subprocess.run(base + ["--residual", "--runs", "0"], capture_output=True, text=True, timeout=600)
+    assert skip.returncode == 2 and "skip connections is not supported" in skip.stderr
 
 
 def test_lagrange_and_weight_space_formulations_agree(m2):

@@ -162,7 +162,7 @@ def data_form(param: Any, data: Dataset) -> DataForm:
     """G = M^T M and the fit u, exactly (python-flint), for a parametrization without a fixed translation."""
     import flint
 
-    if param.translation is not None or (param.architecture.attention_only and any(param.architecture.residual)):
+    if param.translation is not None or any(param.architecture.residual):
         raise ArchitectureError("the loss with skip connections is not supported yet (the fixed identity part "
                                 "would have to be taken out of the targets): drop --residual / skip")
     n = param.ambient_dimension

@@ -93,7 +93,8 @@ def test_loss_command_json_and_too_few_samples(m2, tmp_path):
     few = subprocess.run(base + ["--samples", "1", "--runs", "0"], capture_output=True, text=True, timeout=600)
     assert few.returncode == 2 and "give more samples" in few.stderr and "Traceback" not in few.stderr
     # one skip layer is parametrized without its skip: the loss must refuse it, not fit the wrong targets
-    skip = subprocess.run(base + ["--residual", "--runs", "0"], capture_output=True, text=True, timeout=600)
+    skip = subprocess.run([sys.executable, "-m", "m2bridge.cli", "loss", "--dims", "2,2", "--ranks", "2", "--tokens",
+                           "2", "--residual", "--runs", "0"], capture_output=True, text=True, timeout=600)
     assert skip.returncode == 2 and "skip connections is not supported" in skip.stderr
 
 

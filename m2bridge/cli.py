@@ -120,6 +120,13 @@ def variant_kwargs(args: argparse.Namespace, heads: Any = None) -> dict[str, Any
     return out
 
 
+def attention_flags_used(args: argparse.Namespace) -> list[str]:
+    """The --dims/--ranks network options given, which --layers and --network networks take in their layers."""
+    return [flag for flag, on in (("--ranks", args.ranks is not None), ("--heads", args.heads is not None),
+                                  ("--value-rank", args.value_rank is not None), ("--causal", args.causal),
+                                  ("--residual", args.residual)) if on]
+
+
 def architecture(args: argparse.Namespace) -> AttentionNetwork:
     """The network of the command line: --dims/--ranks (attention only), --dims D0 --layers SPEC, or --network."""
     softmax, temperature = getattr(args, "softmax", False), getattr(args, "temperature", None)
@@ -132,9 +139,7 @@ def architecture(args: argparse.Namespace) -> AttentionNetwork:
     if layers_text is not None and network is not None:
         raise ArchitectureError("give --layers or --network, not both")
     option = "--layers" if layers_text is not None else "--network"
-    used = [flag for flag, on in (("--ranks", args.ranks is not None), ("--heads", args.heads is not None),
-                                  ("--value-rank", args.value_rank is not None), ("--causal", args.causal),
-                                  ("--residual", args.residual)) if on]
+    used = attention_flags_used(args)
     if used:
         raise ArchitectureError(f"{', '.join(used)} describe(s) --dims/--ranks networks; with {option} put the "
                                 "options in the layers (heads=, b=, causal, skip)")

@@ -92,12 +92,9 @@ def layer_grid(dims: str, layers: str | None, tokens: str, softmax: bool = False
     from .layers.spec import load_network_file, parse_layers
 
     widths = [d for (d,) in expand(dims)] if dims else [None]
-    specs = [(text, parse_layers(text)) for text in expand_layers(layers)] if layers else \
-        [(network, load_network_file(network))]
-    out = []
-    for (_, stack), d0, (t,) in itertools.product(specs, widths, expand(tokens)):
-        out.append(Network(stack, t, d_in=d0, softmax=softmax))
-    return out
+    stacks = [parse_layers(text) for text in expand_layers(layers)] if layers else [load_network_file(network)]
+    return [Network(stack, t, d_in=d0, softmax=softmax)
+            for stack, d0, (t,) in itertools.product(stacks, widths, expand(tokens))]
 
 
 def cache_dir(override: str | None = None) -> Path:
@@ -340,10 +337,14 @@ def run_compare_cli(args) -> int:
     if args.value_rank is not None:
         variants["value_ranks"] = args.value_rank
     if args.layers or args.network:
-        used = [f for f, on in (("--ranks", args.ranks), ("--heads", args.heads), ("--value-rank", args.value_rank),
-                                ("--causal", args.causal), ("--residual", args.residual)) if on]
-        if used or (args.layers and args.network):
-            raise ValueError(f"with --layers or --network give the options in the layers, not {', '.join(used) or '--layers and --network together'}")
+        from .cli import attention_flags_used
+
+        used = attention_flags_used(args)
+        if args.layers and args.network:
+            raise ValueError("give --layers or --network, not both")
+        if used:
+            raise ValueError(f"{', '.join(used)} describe(s) --dims/--ranks grids; with --layers or --network put "
+                             "the options in the layers (heads=, b=, causal, skip)")
         if args.layers and not args.dims:
             raise ValueError("--layers needs the input widths: --dims D0 (ranges allowed, e.g. 2:4)")
         archs = layer_grid(args.dims, args.layers, args.tokens, args.softmax, args.network)

@@ -100,7 +100,7 @@ class MLP(LayerKind):
             slope = self._power(h, self.degree - 1, ar) * self.degree
             slope = slope if ar.prime is None else slope % ar.prime
             dact = ar.mul(dact, slope[:, None])
-        grads = {"W1": ar.einsum("nrwj,ndj->nrwd", dact, z), **grads}
+        grads["W1"] = ar.einsum("nrwj,ndj->nrwd", dact, z)
         back = ar.einsum("wd,nrwj->nrdj", w["W1"], dact)
         if self.residual:
             back = ar.add(back, g)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import sympy
@@ -50,14 +50,20 @@ class Count:
         return f"{value} ({self.certificate}; {self.method}, {self.seconds:.2f} s)"
 
 
+def _m2_list(values: Sequence[Any]) -> str:
+    return "{" + ", ".join(_m2_number(v) for v in values) + "}"
+
+
+def _m2_rows(G: Any, n: int) -> str:
+    return "{" + ", ".join(_m2_list([G[i][j] for j in range(n)]) for i in range(n)) + "}"
+
+
 def _ring_code(n: int, field_: str, generators: Sequence[sympy.Expr], G: Any, u: Sequence[Any]) -> str:
     gens = ", ".join(to_m2(g) for g in generators)
-    rows = "{" + ", ".join("{" + ", ".join(_m2_number(G[i][j]) for j in range(n)) + "}" for i in range(n)) + "}"
-    point = "{" + ", ".join(_m2_number(v) for v in u) + "}"
     return (f"Rm = {field_}[y_1..y_{n}];\n"
             f"Im = ideal({gens});\n"
-            f"Gm = matrix({field_}, {rows});\n"
-            f"um = {point};\n")
+            f"Gm = matrix({field_}, {_m2_rows(G, n)});\n"
+            f"um = {_m2_list(u)};\n")
 
 
 def _m2_number(v: Any) -> str:
@@ -65,30 +71,33 @@ def _m2_number(v: Any) -> str:
     return f"({f.numerator})/({f.denominator})" if f.denominator != 1 else f"({f.numerator})"
 
 
-def critical_count(generators: Sequence[sympy.Expr], n: int, G: Any, u: Sequence[Any], m2: Macaulay2,
-                   primes: Sequence[int] = PRIMES, timeout: float | None = None, seed: int = 0) -> Count:
-    """Critical points of (y - u)^T G (y - u) on the smooth part of V(generators), counted over ZZ/p for each
-    prime (other random choices for each); ``G`` a list of rows of rationals."""
+def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout: float | None,
+                       code_for: Callable[[int], str], how: str) -> Count:
+    """Run ``code_for(p)`` (it sets the ideal ``Cc``) over each prime with its own random seed, and count."""
     m2.load_package()
     t0 = time.perf_counter()
     counts: dict[int, int] = {}
     for k, p in enumerate(primes):
-        code = (f"setRandomSeed {seed + 7919 * k};\n" + _ring_code(n, f"ZZ/{p}", generators, G, u)
-                + "Cm = distanceCritical(Im, Gm, um);\n")
-        m2.eval(code, timeout=timeout)
-        dim, deg = m2.to_python("{dim Cm, degree Cm}", timeout=timeout)
+        m2.eval(f"setRandomSeed {seed + 7919 * k};\n" + code_for(p), timeout=timeout)
+        dim, deg = m2.to_python("{dim Cc, degree Cc}", timeout=timeout)
         if int(dim) > 0:
-            return Count(None, f"Groebner bases over ZZ/{p} (Macaulay2, distanceCritical)",
-                         f"not finite: the critical set has dimension {dim} for this data (u is not generic)",
-                         counts, time.perf_counter() - t0)
+            return Count(None, f"{how} over ZZ/{p}", f"not finite: the critical set has dimension {dim} for this "
+                         "data (u is not generic)", counts, time.perf_counter() - t0)
         counts[p] = int(deg)
+    method = f"{how} over " + " and ".join(f"ZZ/{p}" for p in primes)
     agree = len(set(counts.values())) == 1
-    method = "Groebner bases over " + " and ".join(f"ZZ/{p}" for p in primes) + " (Macaulay2, distanceCritical)"
-    if agree:
-        return Count(next(iter(counts.values())), method, f"exact: {len(primes)} primes agree", counts,
-                     time.perf_counter() - t0)
-    return Count(max(counts.values()), method, "unreliable: the primes disagree (the largest count is shown)",
-                 counts, time.perf_counter() - t0)
+    return Count(max(counts.values()), method, f"exact: {len(primes)} primes agree" if agree else
+                 "unreliable: the primes disagree (the largest count is shown)", counts, time.perf_counter() - t0)
+
+
+def critical_count(generators: Sequence[sympy.Expr], n: int, G: Any, u: Sequence[Any], m2: Macaulay2,
+                   primes: Sequence[int] = PRIMES, timeout: float | None = None, seed: int = 0) -> Count:
+    """Critical points of (y - u)^T G (y - u) on the smooth part of V(generators), counted over ZZ/p for each
+    prime (other random choices for each); ``G`` a list of rows of rationals."""
+    return _count_over_primes(m2, primes, seed, timeout,
+                              lambda p: _ring_code(n, f"ZZ/{p}", generators, G, u)
+                              + "Cc = distanceCritical(Im, Gm, um);\n",
+                              "Groebner bases (Macaulay2, distanceCritical)")
 
 
 def weight_space_count(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2, primes: Sequence[int] = PRIMES,
@@ -99,25 +108,12 @@ def weight_space_count(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2, prim
     that scaling (checked on the one-layer cases in the tests). Two primes, as there."""
     from ..exact.compute import setup_script
 
-    m2.load_package()
     n = param.ambient_dimension
-    t0 = time.perf_counter()
-    counts: dict[int, int] = {}
-    rows = "{" + ", ".join("{" + ", ".join(_m2_number(G[i][j]) for j in range(n)) + "}" for i in range(n)) + "}"
-    for k, p in enumerate(primes):
-        code = (f"setRandomSeed {seed + 7919 * k};\n" + setup_script(param, f"ZZ/{p}")
-                + f"Cw = weightCritical(F, matrix(ZZ/{p}, {rows}), {{{', '.join(_m2_number(v) for v in u)}}});\n")
-        m2.eval(code, timeout=timeout)
-        dim, deg = m2.to_python("{dim Cw, degree Cw}", timeout=timeout)
-        if int(dim) > 0:
-            return Count(None, f"weight space over ZZ/{p} (Macaulay2, weightCritical)",
-                         f"not finite: dimension {dim}", counts, time.perf_counter() - t0)
-        counts[p] = int(deg)
-    method = ("weight space on the chart first weight = 1, Groebner bases over "
-              + " and ".join(f"ZZ/{p}" for p in primes) + " (Macaulay2, weightCritical)")
-    agree = len(set(counts.values())) == 1
-    return Count(max(counts.values()), method, f"exact: {len(primes)} primes agree" if agree else
-                 "unreliable: the primes disagree (the largest count is shown)", counts, time.perf_counter() - t0)
+    return _count_over_primes(m2, primes, seed, timeout,
+                              lambda p: setup_script(param, f"ZZ/{p}")
+                              + f"Cc = weightCritical(F, matrix(ZZ/{p}, {_m2_rows(G, n)}), {_m2_list(u)});\n",
+                              "weight space on the chart first weight = 1, Groebner bases (Macaulay2, "
+                              "weightCritical)")
 
 
 @dataclass

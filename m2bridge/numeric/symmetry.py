@@ -29,7 +29,7 @@ import numpy as np
 from ..architecture import AttentionNetwork
 from ..layers.attention import units
 from ..layers.base import TangentBuilder
-from .jacobian import Weights, weight_blocks
+from .jacobian import Weights, unflatten_weights, weight_blocks
 from .modular import matmul_mod
 
 GROUPS = ("scaling", "qk_gauge", "value_gauge", "head_mixing", "head_shift", "neuron_scaling", "hidden_gauge",
@@ -90,9 +90,8 @@ def symmetry_tangents(arch: AttentionNetwork, weights: Weights, prime: int | Non
     specs = arch.layer_specs
     net = arch.context
     for i, (layer, w) in enumerate(zip(specs, weights)):
-        reads = i + 1 < len(specs) and not specs[i + 1].residual
-        reader = specs[i + 1].input_map(weights[i + 1]) % prime if reads and prime else \
-            specs[i + 1].input_map(weights[i + 1]) if reads else None
+        # the matrix through which the next layer reads this one's output (None: a skip passes it all on)
+        reader = specs[i + 1].input_map(weights[i + 1]) if i + 1 < len(specs) and not specs[i + 1].residual else None
         for name, vectors in layer.symmetry_candidates(i, w, tb, net, reader).items():
             groups[name] += vectors
         # output directions the next layer (without skip connection) does not read: it sees Z only as M Z
@@ -103,8 +102,7 @@ def symmetry_tangents(arch: AttentionNetwork, weights: Weights, prime: int | Non
         # input directions that never occur: after a layer without skip connection the stream lies in the span
         # of that layer's output weights, so the next layer may read the orthogonal directions in any way
         if i + 1 < len(specs) and not layer.residual:
-            span = layer.output_span(w)
-            for n in tb.null_vectors((span % prime if prime else span).T):
+            for n in tb.null_vectors(layer.output_span(w).T):
                 groups["unused_input"] += [tb.vector({(i + 1, name): block for name, block in move.items()})
                                            for move in specs[i + 1].input_moves(weights[i + 1], n, tb)]
     groups["layer_fiber"] += _layer_fibers(arch, weights, tb)
@@ -156,26 +154,20 @@ def _layer_fibers(arch: AttentionNetwork, weights: Weights, tb: _Tangents) -> li
             continue  # no larger fiber than the rescalings can be certified this way
         rng = np.random.default_rng(20250)
         n = bound[0] + 16  # inputs, one row each (a random combination of the outputs)
-        mine = {k: v for k, v in w.items()}
         if tb.prime is None:
             x = rng.standard_normal((n, layer.d_in, 1))
             proj = rng.standard_normal((n, 1, layer.d_out))
-            jac = projected_jacobian(alone, [mine], x, proj)
+            jac = projected_jacobian(alone, [w], x, proj)
         else:
             x = rng.integers(0, tb.prime, size=(n, layer.d_in, 1), dtype=np.int64)
             proj = rng.integers(0, tb.prime, size=(n, 1, layer.d_out), dtype=np.int64)
-            jac = projected_jacobian(alone, [mine], x, proj, Arithmetic(tb.prime))
+            jac = projected_jacobian(alone, [w], x, proj, Arithmetic(tb.prime))
         kernel = _kernel(jac, tb.prime)
         if alone.parameters - len(kernel) != bound[0]:
             continue  # the layer's rank here does not meet its bound: not certified generic, add nothing
-        names = list(layer.weight_shapes())
-        sizes = [int(np.prod(shape)) for shape in layer.weight_shapes().values()]
         for vec in kernel:
-            parts, pos = {}, 0
-            for name, size in zip(names, sizes):
-                parts[(i, name)] = vec[pos:pos + size].reshape(layer.weight_shapes()[name])
-                pos += size
-            out.append(tb.vector(parts))
+            (blocks,) = unflatten_weights(alone, vec)
+            out.append(tb.vector({(i, name): block for name, block in blocks.items()}))
     return out
 
 

@@ -142,10 +142,6 @@ class LayerKind(ABC):
     def weight_degree(self) -> int:
         """Weights multiplied in one term of the output (for the Schwartz-Zippel bound)."""
 
-    @property
-    def polynomial(self) -> bool:
-        return True
-
     def notes(self, index: int) -> list[str]:
         return []
 

@@ -9,7 +9,7 @@ a file are rounded to rationals with denominators <= 10^6 (the largest change is
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -37,9 +37,6 @@ class Dataset:
     @property
     def samples(self) -> int:
         return self.X.shape[0]
-
-    def floats(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.X.astype(float), self.Y.astype(float)
 
 
 def _rational(values: np.ndarray, digits: int | None = None) -> np.ndarray:
@@ -139,12 +136,7 @@ class DataForm:
     M: np.ndarray  # float rows (N d' t) x n, for numerics
     y: np.ndarray  # float targets, flattened
     rank: int  # rank of M: n when the data determine every coordinate
-    notes: list[str] = field(default_factory=list)
     kronecker: bool = False  # G = I_(d') (x) G_0 (set by the caller that knows the coordinates' output rows)
-
-    @property
-    def definite(self) -> bool:
-        return self.rank == len(self.u)
 
     def G_float(self) -> np.ndarray:
         return np.array([[float(Fraction(int(self.G[i, j].p), int(self.G[i, j].q))) for j in range(self.G.ncols())]
@@ -152,10 +144,6 @@ class DataForm:
 
     def u_float(self) -> np.ndarray:
         return np.array([float(v) for v in self.u])
-
-    def loss(self, c: np.ndarray) -> float:
-        d = np.asarray(c, dtype=float) - self.u_float()
-        return float(d @ self.G_float() @ d + float(self.residual))
 
 
 def data_form(param: Any, data: Dataset) -> DataForm:
@@ -192,7 +180,6 @@ def data_form(param: Any, data: Dataset) -> DataForm:
     y = flint.fmpq_mat(len(rows), 1, [q(Fraction(v)) for v in targets])
     G = M.transpose() * M
     rank = M.rank()
-    notes = []
     if rank < n:
         raise DataError(f"the data determine only {rank} of the {n} coordinates (G = M^T M is singular): give more "
                         f"samples (at least {n // max(1, dl * t) + 1}) or inputs in general position")
@@ -203,4 +190,4 @@ def data_form(param: Any, data: Dataset) -> DataForm:
     to_frac = lambda q: Fraction(int(q.p), int(q.q))  # noqa: E731
     return DataForm(G, [to_frac(u[i, 0]) for i in range(n)], to_frac(residual),
                     np.array([[float(v) for v in row] for row in rows]), np.array([float(v) for v in targets]),
-                    rank, notes)
+                    rank)

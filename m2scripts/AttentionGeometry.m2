@@ -32,6 +32,7 @@ export {
     "distanceCritical",
     "weightCritical",
     "multiplicationMatrices",
+    "hypersurfaceCritical",
     "RandomMinor"
     }
 
@@ -267,6 +268,22 @@ weightCritical(RingMap, Matrix, List) := Ideal => (F, G, u) -> (
     y := transpose row - transpose matrix{apply(u, a -> sub(a, S1))};
     eqs := ideal(J * sub(G, S1) * y);
     saturate(eqs, ideal det(J * random(kk^(numcols J), kk^(numgens S1)))))
+
+-- the Lagrange system of a squared distance on a hypersurface {g = 0}: g and G (y - u) - lam grad g, in
+-- kk[lam, y] with the GRevLex order.  No elimination and no saturation: a solution with grad g = 0 has
+-- y = u, so for u off the hypersurface every solution is a smooth critical point, with a unique lam.  Over
+-- a finite field, degree ideal leadTerm groebnerBasis(L, Strategy => "F4") counts them fast.
+hypersurfaceCritical = method()
+hypersurfaceCritical(RingElement, Matrix, List) := Ideal => (g, G, u) -> (
+    R := ring g;
+    kk := coefficientRing R;
+    lam := local lam;
+    T := kk[lam, gens R];
+    toT := map(T, R, drop(gens T, 1));
+    gT := toT g;
+    y := transpose matrix{drop(gens T, 1)};
+    v := sub(G, T) * (y - transpose matrix{apply(u, a -> sub(a, T))});
+    ideal(gT) + ideal(v - T_0 * transpose diff(matrix{drop(gens T, 1)}, gT)))
 
 -- for a zero-dimensional ideal C: a monomial basis B of R/C and the matrices of multiplication by each
 -- variable in that basis (column k: the coordinates of y_i * B_k); their common eigenvectors give the points
@@ -758,6 +775,45 @@ Description
   Example
     R = QQ[x, y];
     multiplicationMatrices ideal(x^2 - 1, y - 2)
+///
+
+doc ///
+Key
+  hypersurfaceCritical
+  (hypersurfaceCritical, RingElement, Matrix, List)
+Headline
+  the Lagrange system of a squared distance on a hypersurface
+Usage
+  L = hypersurfaceCritical(g, G, u)
+Inputs
+  g:RingElement
+    the equation of a hypersurface in the coordinates y
+  G:Matrix
+    a symmetric matrix: the inner product
+  u:List
+    a point not on the hypersurface
+Outputs
+  L:Ideal
+    in a new ring kk[lam, y]: g and G (y - u) - lam grad g.  Every solution is a critical point on the
+    smooth part (grad g = 0 would force y = u), so for generic u its degree is the Euclidean distance
+    degree of the hypersurface for G
+Description
+  Text
+    Over a finite field, F4 counts the solutions fastest.
+  Example
+    R = ZZ/32003[y_1..y_3];
+    L = hypersurfaceCritical(y_1^3 + y_2^3 + y_3^3 - y_1*y_2*y_3, id_(R^3), {1, 2, 3});
+    degree ideal leadTerm groebnerBasis(L, Strategy => "F4")
+///
+
+TEST ///
+  -- the affine cone over a general cubic curve in P^2: ED degree 3 (1 + 2) = 9 (sum of polar degrees)
+  R = ZZ/32003[y_1..y_3];
+  L = hypersurfaceCritical(y_1^3 + 2*y_2^3 + 5*y_3^3 - 7*y_1*y_2*y_3 + y_1^2*y_2, id_(R^3), {3, -2, 5});
+  assert(degree ideal leadTerm groebnerBasis(L, Strategy => "F4") == 9);
+  -- a general quadric cone in 4 variables: 2 (4 - 1) = 6
+  R = QQ[y_1..y_4];
+  assert(degree hypersurfaceCritical(y_1^2 + 2*y_2^2 - 3*y_3^2 + 5*y_4^2, id_(R^4), {1, 2, 3, 4}) == 6);
 ///
 
 TEST ///

@@ -100,6 +100,18 @@ def critical_count(generators: Sequence[sympy.Expr], n: int, G: Any, u: Sequence
                               "Groebner bases (Macaulay2, distanceCritical)")
 
 
+def hypersurface_count(g: sympy.Expr, n: int, G: Any, u: Sequence[Any], m2: Macaulay2,
+                       primes: Sequence[int] = PRIMES, timeout: float | None = None, seed: int = 0) -> Count:
+    """Critical points of (y - u)^T G (y - u) on the smooth part of the hypersurface g = 0 (u not on it): the
+    Lagrange system without elimination or saturation (Macaulay2's ``hypersurfaceCritical``), counted by F4
+    over each prime."""
+    return _count_over_primes(m2, primes, seed, timeout,
+                              lambda p: _ring_code(n, f"ZZ/{p}", [g], G, u)
+                              + "Cc = ideal leadTerm groebnerBasis(hypersurfaceCritical(Im_0, Gm, um), "
+                                "Strategy => \"F4\");\n",
+                              "Lagrange system, F4 Groebner bases (Macaulay2, hypersurfaceCritical)")
+
+
 def weight_space_count(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2, primes: Sequence[int] = PRIMES,
                        timeout: float | None = None, seed: int = 0) -> Count:
     """The same count in weight space (Macaulay2's ``weightCritical``: the gradient of the loss on the chart where

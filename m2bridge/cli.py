@@ -308,6 +308,32 @@ def cmd_loss(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_robust(args: argparse.Namespace) -> int:
+    from .metric.robust import load_classifier, load_input, robustness_report
+
+    for path, flag in ((args.plot, "--plot"), (args.discriminant, "--discriminant")):
+        check_file_path(path, flag)
+    if args.runs < 0:
+        raise ArchitectureError(f"--runs must be 0 or more, got {args.runs}")
+    arch = architecture(args)
+    clf = load_classifier(arch, args.weights) if args.weights else None
+    X0 = load_input(arch, args.input) if args.input else None
+    report = robustness_report(arch, clf, X0, seed=args.seed, runs=args.runs, timeout=args.timeout,
+                               method=args.method)
+    if args.plot:
+        from .metric.plot import attack_plot
+
+        attack_plot(report, args.plot)
+        print(f"m2bridge: attack picture written to {args.plot}", file=sys.stderr)
+    if args.discriminant:
+        from .metric.plot import discriminant_plot
+
+        discriminant_plot(report, args.discriminant, seed=args.seed)
+        print(f"m2bridge: ED discriminant picture written to {args.discriminant}", file=sys.stderr)
+    _emit(args, report.to_dict(), str(report))
+    return 0
+
+
 def cmd_dim(args: argparse.Namespace) -> int:
     from .dimension import dimension_report
 
@@ -474,6 +500,27 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds for the whole run (default 300: the exact counts of d' >= 2 layers take longer)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_loss)
+
+    p = _sub(sub, "robust", "the exact distance from an input to a linear readout's decision boundary",
+             "robust --dims 2,1 --ranks 2 --tokens 2",
+             "robust --dims 2,2 --ranks 2 --tokens 2 --weights clf.npz --input x0.npy --json",
+             "robust --dims 2,1 --ranks 2 --tokens 2 --plot attack.png --discriminant chambers.png")
+    add_architecture(p)
+    p.add_argument("--weights", metavar="FILE",
+                   help=".npz with the readout w (d' x t) and Q, K, V (one layer) or Q1, K1, V1, ... per layer "
+                        "(default: random, one decimal, from --seed)")
+    p.add_argument("--input", metavar="FILE", help="X0 (d x t): an .npy array or an .npz with X0 (default: random)")
+    p.add_argument("--method", choices=["auto", "exact", "monodromy"], default="auto",
+                   help="ED degree by F4 over two primes (exact), by monodromy with the trace test, or exact with "
+                        "monodromy where it times out (auto, the default)")
+    p.add_argument("--runs", type=int, default=20, help="gradient-attack starts (default 20; 0: none)")
+    p.add_argument("--plot", metavar="FILE", help="write a picture of the attack's radii against the certified one")
+    p.add_argument("--discriminant", metavar="FILE",
+                   help="write the ED discriminant on a random 2-dimensional slice of inputs through X0 (PNG)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the weights, X0, the random choices and the attack")
+    p.add_argument("--timeout", type=_positive_seconds, default=300.0, help="seconds per Macaulay2 call (default 300)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=cmd_robust)
 
     p = _sub(sub, "dim", "dimension of the neuromanifold (numeric, exact, formula)",
              "dim --dims 3,3,3 --ranks 2,2 --tokens 2",

@@ -113,16 +113,18 @@ def newton(system: DistanceSystem, X: np.ndarray, U: np.ndarray, steps: int = 3)
 
 
 def track(system: DistanceSystem, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
-          min_step: float = 1e-7) -> tuple[np.ndarray, np.ndarray]:
-    """Track the solutions X0 at u = ua to u = ub along the straight segment; returns (points, ok flags)."""
+          min_step: float = 1e-10) -> tuple[np.ndarray, np.ndarray]:
+    """Track the solutions X0 at u = ua to u = ub along straight segments (ua, ub: one point, or one per
+    row of X0); returns (points, ok flags)."""
     m = X0.shape[0]
-    du = (np.asarray(ub) - np.asarray(ua))[None, :].repeat(m, axis=0)
+    ua = np.broadcast_to(np.asarray(ua, dtype=complex), (m, system.n))
+    du = np.broadcast_to(np.asarray(ub, dtype=complex), (m, system.n)) - ua
     X = np.array(X0, dtype=complex)
     t = np.zeros(m)
     h = np.full(m, 0.05)
     ok = np.ones(m, dtype=bool)
     active = np.ones(m, dtype=bool)
-    for _ in range(20000):
+    for _ in range(50000):
         idx = np.nonzero(active)[0]
         if idx.size == 0:
             break
@@ -132,7 +134,7 @@ def track(system: DistanceSystem, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray
         k3 = system.velocity(x + hh[:, None] / 2 * k2, d)
         k4 = system.velocity(x + hh[:, None] * k3, d)
         pred = x + hh[:, None] / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-        U = np.asarray(ua)[None, :] + (tt + hh)[:, None] * d
+        U = ua[idx] + (tt + hh)[:, None] * d
         corr_x, corr = newton(system, pred, U, steps=2)
         scale = np.maximum(1.0, np.abs(corr_x).max(axis=1))
         good = (corr < 1e-8 * scale) & np.isfinite(corr)
@@ -148,9 +150,29 @@ def track(system: DistanceSystem, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray
         active[failed] = False
         ok[failed] = False
     ok &= ~active
-    X, corr = newton(system, X, np.asarray(ub)[None, :].repeat(m, axis=0), steps=2)
+    X, corr = newton(system, X, ua + du, steps=2)
     ok &= np.isfinite(corr) & (corr < 1e-8 * np.maximum(1.0, np.abs(X).max(axis=1)))
     return X, ok
+
+
+def track_all(system: DistanceSystem, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
+              rng: np.random.Generator) -> np.ndarray:
+    """The distinct end points of the solutions X0 tracked from ua to ub; paths that fail on the straight
+    segment are tracked again through a random complex midpoint (up to three times)."""
+    X, ok = track(system, X0, ua, ub)
+    done = [X[ok]]
+    left = X0[~ok]
+    scale = max(1.0, float(np.abs(np.asarray(ub)).max()))
+    for _ in range(3):
+        if not len(left):
+            break
+        mid = (np.asarray(ua) + np.asarray(ub)) / 2 + 0.5j * scale * rng.standard_normal(system.n)
+        Y, ok1 = track(system, left, ua, mid, min_step=1e-12)
+        Y, ok2 = track(system, Y, mid, ub, min_step=1e-12)
+        good = ok1 & ok2
+        done.append(Y[good])
+        left = left[~good]
+    return _new_points(np.zeros((0, system.n + 1)), np.vstack(done))
 
 
 def _new_points(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6) -> np.ndarray:

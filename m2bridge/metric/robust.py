@@ -167,6 +167,8 @@ class RobustnessReport:
     attack_summary: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    fibers: list[tuple[sympy.Expr, np.ndarray]] = field(default_factory=list)  # per factor f of g: every complex
+    # critical point (y, lam) for X0 of the system of f, for the pictures
 
     @property
     def degree(self) -> int:
@@ -255,16 +257,26 @@ def _local_min(system: homotopy.DistanceSystem, x: np.ndarray) -> bool:
 
 
 def _all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: np.random.Generator
-                ) -> tuple[np.ndarray, str]:
-    """Every critical point for the real point u: monodromy at a complex point to ``target`` solutions, then
-    tracked to u."""
+                ) -> tuple[np.ndarray, str, Count | None]:
+    """Every critical point for the real point u: monodromy at a complex point (to ``target`` solutions when the
+    exact count is known; else until 30 loops bring nothing new, then the trace test), tracked to u. Without a
+    target, also the count found by monodromy with its certificate."""
+    t0 = time.perf_counter()
     system = homotopy.DistanceSystem(g, n)
     X, u0 = homotopy.seed(system, rng)
     result = homotopy.monodromy(system, X, u0, rng, target=target, stall=30 if target is None else 60)
-    pts, ok = homotopy.track(system, result.points, u0, u.astype(complex))
-    pts = homotopy._new_points(np.zeros((0, n + 1)), pts[ok])
+    count = None
+    if target is None:
+        passed, deviation = homotopy.trace_test(system, result.points, u0, rng)
+        method = (f"monodromy ({result.loops} loops, {result.paths} paths; stopped after 30 loops without a new "
+                  "solution)")
+        count = Count(len(result.points), method,
+                      f"trace test passed (the trace is affine to {deviation:.1e})" if passed else
+                      f"lower bound: the trace test failed (deviation {deviation:.1e}), so solutions may be missing",
+                      {}, time.perf_counter() - t0)
+    pts = homotopy.track_all(system, result.points, u0, u.astype(complex), rng)
     how = f"monodromy ({result.loops} loops, {result.paths} paths), tracked to X0"
-    return pts, how
+    return pts, how, count
 
 
 def attack(g: sympy.Expr, n: int, X0: np.ndarray, runs: int, seed: int, radius: float | None
@@ -310,9 +322,14 @@ def attack(g: sympy.Expr, n: int, X0: np.ndarray, runs: int, seed: int, radius: 
 
 
 def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0: np.ndarray | None = None,
-                      m2: Macaulay2 | None = None, seed: int = 0, runs: int = 20, timeout: float | None = 300.0
-                      ) -> RobustnessReport:
-    """The boundary of the classifier, its ED degree, the critical points and the certified radius for X0."""
+                      m2: Macaulay2 | None = None, seed: int = 0, runs: int = 20, timeout: float | None = 300.0,
+                      method: str = "auto") -> RobustnessReport:
+    """The boundary of the classifier, its ED degree, the critical points and the certified radius for X0.
+
+    ``method``: "exact" (F4 counts, an error when they time out), "monodromy" (monodromy with the trace test
+    only) or "auto" (exact, and monodromy where the exact count times out)."""
+    if method not in ("auto", "exact", "monodromy"):
+        raise ArchitectureError(f"method must be auto, exact or monodromy, got {method!r}")
     if arch.softmax:
         raise ArchitectureError("robust needs a polynomial boundary: softmax attention has none (drop --softmax)")
     t_start = time.perf_counter()
@@ -334,12 +351,23 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     identity = [[int(i == j) for j in range(n)] for i in range(n)]
     generic_u = [Fraction(int(v), 7) for v in rng.integers(-70, 71, size=n)]
     notes: list[str] = []
-    ed = hypersurface_count(g, n, identity, generic_u, m2, timeout=timeout, seed=seed)
+    unknown = Count(None, "monodromy", "not counted exactly")
+    exact = method != "monodromy"
+    if exact:
+        try:
+            ed = hypersurface_count(g, n, identity, generic_u, m2, timeout=timeout, seed=seed)
+        except M2Timeout:
+            if method == "exact":
+                raise
+            notes.append(f"the exact count ran past {timeout:g} s: monodromy with the trace test instead")
+            exact, ed = False, unknown
+    else:
+        ed = unknown
     factors = []
     flist = sympy.factor_list(g, *ys)[1]
     if len(flist) > 1 or flist[0][1] > 1:
         for f, mult in flist:
-            c = hypersurface_count(f, n, identity, generic_u, m2, timeout=timeout, seed=seed)
+            c = hypersurface_count(f, n, identity, generic_u, m2, timeout=timeout, seed=seed) if exact else unknown
             factors.append({"factor": str(f), "degree": int(sympy.Poly(f, *ys).total_degree()),
                             "multiplicity": int(mult), "ed_degree": c.to_dict()})
         if any(mult > 1 for _, mult in flist):
@@ -356,14 +384,28 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     u = np.array([float(v) for v in x0])
     all_found = []
     methods = []
+    mono_counts: list[Count] = []
     for f, _mult in flist:
         target = next((fa["ed_degree"]["value"] for fa in factors if fa["factor"] == str(f)), ed.value) \
             if len(flist) > 1 else ed.value
-        pts, how = _all_points(f, n, target, u, rng)
+        pts, how, count = _all_points(f, n, target, u, rng)
         all_found.append((f, pts, target))
         methods.append(how)
+        if count is not None:
+            mono_counts.append(count)
+    if mono_counts:
+        total = sum(c.value for c in mono_counts)
+        sure = all(c.certificate.startswith("trace") for c in mono_counts)
+        ed = Count(total, "; ".join(c.method for c in mono_counts),
+                   ("trace test passed" if sure else "lower bound: a trace test failed")
+                   + (f" ({len(mono_counts)} factors)" if len(mono_counts) > 1 else ""),
+                   {}, sum(c.seconds for c in mono_counts))
+        for fa, c in zip(factors if len(flist) > 1 else [], mono_counts):
+            fa["ed_degree"] = c.to_dict()
+        if len(flist) == 1:
+            factors[0]["ed_degree"] = ed.to_dict()
     complex_count = sum(len(p) for _, p, _ in all_found)
-    complete = ed.value is not None and complex_count == ed.value and ed.certificate.startswith("exact")
+    complete = ed.value is not None and complex_count == ed.value and ed.certificate.startswith(("exact", "trace"))
     identity_f = identity
     for f, pts, _ in all_found:
         system = homotopy.DistanceSystem(f, n)
@@ -380,7 +422,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
         best = min(points, key=lambda p: p.distance)
         sing_free = singular_free_ball(g, ys, u, best.distance)
         if complete and all(p.certified for p in points) and sing_free:
-            cert = (f"certified: all {complex_count} complex critical points found (the exact ED degree), the real "
+            cert = (f"certified: all {complex_count} complex critical points found (the ED degree, {ed.certificate}), the real "
                     "ones proved by interval Newton, and no singular point of the boundary is nearer (interval "
                     "bound on grad g over the ball)")
         else:
@@ -396,9 +438,15 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     else:
         radius = {"value": None, "certificate": "no real critical point found"}
     report = RobustnessReport(arch, clf, X0, g, n, factors, singular, ed, generic, points, complex_count, radius,
-                              notes=notes)
+                              notes=notes, fibers=[(f, p) for f, p, _ in all_found])
     if runs:
         report.attack, report.attack_summary = attack(g, n, X0, runs, seed, radius.get("value"))
+        nearer = [r["radius"] for r in report.attack if radius.get("value") is not None
+                  and r["radius"] < radius["value"] * (1 - 1e-9)]
+        if nearer:  # a boundary point nearer than every real critical point found: some were missed
+            radius["value"] = min(nearer)
+            radius["certificate"] = ("upper bound: the attack found a boundary point nearer than every real critical "
+                                     "point found, so critical points were missed")
     report.notes.append("points found by " + "; ".join(methods))
     report.seconds = time.perf_counter() - t_start
     return report

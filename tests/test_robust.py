@@ -1,0 +1,148 @@
+"""The distance from an input to an attention classifier's decision boundary (issue: robustness), checked against
+independent facts: the ED degree of general cones (Draisma et al. 2016), a boundary that factors counted by hand,
+two primes, monodromy against the exact count, and a brute-force minimization of the distance."""
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import sympy
+
+from m2bridge import LightningAttention
+from m2bridge.metric import homotopy
+from m2bridge.metric.data import DataError
+from m2bridge.metric.engine import hypersurface_count
+from m2bridge.metric.krawczyk import IntervalSystem, krawczyk
+from m2bridge.metric.robust import (boundary_polynomial, random_classifier, random_cone, random_input,
+                                    robustness_report)
+
+EYE = lambda n: [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]  # noqa: E731
+
+
+def _u(n, seed=1):
+    rng = np.random.default_rng(seed)
+    return [Fraction(int(v), 7) for v in rng.integers(-70, 71, size=n)]
+
+
+@pytest.mark.parametrize("degree,n,expected", [
+    # the affine cone over a general hypersurface of degree e in P^(n-1) has ED degree sum_{i=0}^{n-2} e (e-1)^i
+    # (the sum of its polar degrees, Draisma-Horobet-Ottaviani-Sturmfels-Thomas 2016, sections 5-6):
+    (2, 4, 2 + 2 + 2),          # a quadric cone: 2 (n - 1); by hand from y = (I - lam M)^-1 u, a degree-6 equation
+    (3, 4, 3 + 6 + 12),         # a cubic cone in 4 variables: 21
+    (3, 5, 3 + 6 + 12 + 24),    # in 5 variables: 45
+])
+def test_random_cone_ed_degree_matches_closed_formula(m2, degree, n, expected):
+    g = random_cone(degree, n, np.random.default_rng(5))
+    count = hypersurface_count(g, n, EYE(n), _u(n), m2)
+    assert count.value == expected and count.certificate.startswith("exact: 2 primes agree")
+
+
+@pytest.mark.parametrize("d,t", [(2, 2), (3, 2)])
+def test_rank_one_attention_boundary_factors_and_counts_add_up(m2, d, t):
+    # A = q k^T, d' = 1, V = v^T: g(X) = (sum_j w_j k^T x_j) (v^T X X^T q): a plane (ED degree 1) times the quadric
+    # sum_i (v^T x_i)(q^T x_i), block diagonal with t equal blocks (v q^T + q v^T)/2, whose nonzero eigenvalues are
+    # the two numbers (v.q +- |v||q|)/2; a quadric cone with k distinct nonzero eigenvalues has ED degree 2 (k - 1),
+    # so 2 here and 1 + 2 = 3 in all, whatever d and t.
+    report = robustness_report(LightningAttention((d, 1), 1, t), seed=2, runs=0, m2=m2)
+    degrees = sorted((f["degree"], f["ed_degree"]["value"]) for f in report.factors)
+    assert degrees == [(1, 1), (2, 2)]
+    assert report.ed_degree.value == 3 and report.ed_degree.certificate.startswith("exact")
+
+
+def test_radius_certified_and_equal_to_a_brute_force_minimum(m2):
+    from scipy.optimize import minimize
+
+    arch = LightningAttention((2, 1), 2, 2)
+    report = robustness_report(arch, seed=0, runs=10, m2=m2)
+    assert report.radius["certificate"].startswith("certified")
+    assert report.complex_count == report.ed_degree.value
+    g, ys = report.g, sympy.symbols("y_1:5")
+    gf = sympy.lambdify([ys], g)
+    x0 = report.X0.astype(float).ravel()
+    best = np.inf
+    rng = np.random.default_rng(0)
+    for _ in range(60):  # independent: SLSQP on |x - x0|^2 subject to g = 0 from random starts
+        res = minimize(lambda x: np.sum((x - x0) ** 2), x0 + rng.standard_normal(4),
+                       constraints=[{"type": "eq", "fun": lambda x: gf(x)}], method="SLSQP", tol=1e-14)
+        if res.success and abs(gf(res.x)) < 1e-9:
+            best = min(best, float(np.sqrt(res.fun)))
+    assert abs(best - report.radius["value"]) < 1e-6
+    # the attack never reports a boundary point nearer than the certified radius
+    assert report.attack_summary["below_certified"] == 0
+    assert all(r["radius"] >= report.radius["value"] * (1 - 1e-9) for r in report.attack)
+    assert any(p.local_min for p in report.points)
+
+
+def test_monodromy_with_trace_test_equals_exact_count_and_rejects_a_subset(m2):
+    arch = LightningAttention((2, 2), 2, 2)
+    clf = random_classifier(arch, 4)
+    g, ys = boundary_polynomial(arch, clf)
+    exact = hypersurface_count(g, 4, EYE(4), _u(4), m2)
+    system = homotopy.DistanceSystem(g, 4)
+    rng = np.random.default_rng(1)
+    X, u0 = homotopy.seed(system, rng)
+    result = homotopy.monodromy(system, X, u0, rng, stall=30)
+    assert len(result.points) == exact.value
+    assert homotopy.trace_test(system, result.points, u0, rng)[0]
+    assert not homotopy.trace_test(system, result.points[1:], u0, rng)[0]  # one missing: the trace is not affine
+    report = robustness_report(arch, clf, seed=4, runs=0, m2=m2, method="monodromy")
+    assert report.ed_degree.value == exact.value and report.ed_degree.certificate.startswith("trace test passed")
+
+
+def test_interval_newton_refuses_a_point_that_is_not_a_solution():
+    y1, y2 = sympy.symbols("y_1:3")
+    g = y1 ** 2 + y2 ** 2 - 1  # the unit circle; from u = (2, 0) the critical points are (+-1, 0), lam = 1 - 2 = -1
+    system = IntervalSystem(g, 2, EYE(2), [Fraction(2), Fraction(0)])
+    lam = (1 - 2) / 2  # (y - u) = lam * 2 y at y = (1, 0)
+    assert krawczyk(system, np.array([1.0, 0.0, lam]))[0]
+    assert not krawczyk(system, np.array([0.9, 0.1, lam]))[0]
+
+
+def test_bad_inputs_are_refused_with_a_clear_message(m2, tmp_path):
+    arch = LightningAttention((2, 1), 2, 2)
+    clf = random_classifier(arch, 0)
+    g, ys = boundary_polynomial(arch, clf)
+    # an input on the boundary: a point of g = 0 on the line through X0 in the first coordinate's direction
+    X0 = random_input(arch, 0)
+    s = sympy.Symbol("s")
+    line = {y: sympy.Rational(str(v)) for y, v in zip(ys, X0.ravel())}
+    line[ys[0]] = s
+    roots = [r for r in sympy.Poly(g.subs(line), s).all_roots() if r.is_rational]
+    if roots:
+        on = X0.copy()
+        on[0, 0] = Fraction(str(roots[0]))
+        with pytest.raises(DataError, match="on the decision boundary"):
+            robustness_report(arch, clf, on, runs=0, m2=m2)
+    zero = X0 * 0  # the vertex of the cone is on (and singular on) every one-layer boundary
+    with pytest.raises(DataError, match="on the decision boundary"):
+        robustness_report(arch, clf, zero, runs=0, m2=m2)
+    bad = tmp_path / "w.npz"
+    np.savez(bad, Q=np.ones((2, 2)), K=np.ones((2, 2)), V=np.full((1, 2), np.nan), w=np.ones((1, 2)))
+    x = tmp_path / "x.npy"
+    np.save(x, np.ones((3, 2)))
+    for extra in (["--weights", str(bad)], ["--input", str(x)], ["--weights", str(tmp_path / "missing.npz")]):
+        proc = subprocess.run([sys.executable, "-m", "m2bridge.cli", "robust", "--dims", "2,1", "--ranks", "2",
+                               "--tokens", "2", *extra], capture_output=True, text=True)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_cli_json_keys_and_weights_file(tmp_path):
+    rng = np.random.default_rng(3)
+    path = tmp_path / "clf.npz"
+    np.savez(path, Q=rng.standard_normal((2, 2)).round(1), K=rng.standard_normal((2, 2)).round(1),
+             V=rng.standard_normal((1, 2)).round(1), w=rng.standard_normal((1, 2)).round(1))
+    np.save(tmp_path / "x0.npy", np.array([[0.5, -1.0], [1.5, 0.25]]))
+    proc = subprocess.run([sys.executable, "-m", "m2bridge.cli", "robust", "--dims", "2,1", "--ranks", "2", "--tokens",
+                           "2", "--weights", str(path), "--input", str(tmp_path / "x0.npy"), "--runs", "3", "--json"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    for key in ("ed_degree", "generic_cubic_ed_degree"):
+        assert set(out[key]) >= {"value", "method", "certificate"}
+    assert out["generic_cubic_ed_degree"]["value"] == 21
+    assert set(out["radius"]) >= {"value", "certificate"}
+    assert all(set(p) >= {"point", "distance", "local_min"} for p in out["real_critical_points"])
+    assert out["X0"] == [[0.5, -1.0], [1.5, 0.25]]

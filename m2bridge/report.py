@@ -115,7 +115,7 @@ def write_report(out_dir: str | Path = "report") -> Path:
     sections: list[str] = []
     t0 = time.perf_counter()
     steps = ["Cor. 3.3", "Thm. 3.2", "Thm. 3.4", "Eq. 14", "Thm. 3.9", "Eq. 16 / Figure 3", "Figure 1",
-             "beyond the paper", "transformer blocks", "training"]
+             "beyond the paper", "transformer blocks", "training", "robustness"]
     with Progress() as progress:
         task = progress.add_task("reproducing the paper", total=len(steps))
 
@@ -222,6 +222,14 @@ def write_report(out_dir: str | Path = "report") -> Path:
         progress.advance(task)
 
         sections.append(_section("Training: the loss on the neuromanifold", _training_lines()))
+        progress.advance(task)
+
+        from .robust_report import boundary_counts, findings, robustness_lines, smallest_case_lines
+
+        rows = boundary_counts()
+        sections.append(_section("Robustness: the distance to an attention classifier's decision boundary",
+                                 robustness_lines(rows) + ["", "Findings:", ""]
+                                 + [f"- {f}" for f in findings(rows)] + [""] + smallest_case_lines(out)))
         progress.advance(task)
 
     text = ("# m2bridge: the paper's claims, recomputed\n\nHenry, Marchetti, Kohn, *Geometry of Lightning "

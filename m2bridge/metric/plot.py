@@ -73,9 +73,12 @@ def discriminant_plot(report: Any, path: str | Path, seed: int = 0, size: int = 
 
     counts, (s, t), boundary = discriminant_grid(report, seed, size)
     fig, ax = plt.subplots(figsize=(6, 5))
-    levels = np.arange(np.nanmin(counts) - 0.5, np.nanmax(counts) + 1.5) if np.isfinite(counts).any() else 1
-    im = ax.contourf(s, t, counts, levels=levels, cmap="viridis")
-    fig.colorbar(im, ax=ax, label="real critical points of the distance")
+    cmap = matplotlib.colormaps["viridis"].copy()
+    cmap.set_bad("0.75")
+    finite = counts[np.isfinite(counts)]
+    lo, hi = (finite.min(), finite.max()) if finite.size else (0, 1)
+    im = ax.pcolormesh(s, t, np.ma.masked_invalid(counts), cmap=cmap, vmin=lo - 0.5, vmax=hi + 0.5, shading="nearest")
+    fig.colorbar(im, ax=ax, label="real critical points (grey: unresolved, on the discriminant)", ticks=np.arange(lo, hi + 1))
     ax.contour(s, t, boundary, levels=[0], colors="white", linewidths=1.5)
     ax.plot([0], [0], "r*", ms=12, label="X0")
     ax.set_xlabel("first random direction")

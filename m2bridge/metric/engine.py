@@ -29,6 +29,7 @@ from ..serialize import to_m2
 from ..session import Macaulay2
 
 PRIMES = (32003, 1000003)
+F4_PRIMES = (32003, 32749)  # Macaulay2's F4 (mathicgb) is fast for primes below 2^15; over 1000003 it was 100x slower
 
 
 @dataclass
@@ -101,7 +102,7 @@ def critical_count(generators: Sequence[sympy.Expr], n: int, G: Any, u: Sequence
 
 
 def hypersurface_count(g: sympy.Expr, n: int, G: Any, u: Sequence[Any], m2: Macaulay2,
-                       primes: Sequence[int] = PRIMES, timeout: float | None = None, seed: int = 0) -> Count:
+                       primes: Sequence[int] = F4_PRIMES, timeout: float | None = None, seed: int = 0) -> Count:
     """Critical points of (y - u)^T G (y - u) on the smooth part of the hypersurface g = 0 (u not on it): the
     Lagrange system without elimination or saturation (Macaulay2's ``hypersurfaceCritical``), counted by F4
     over each prime."""

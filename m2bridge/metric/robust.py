@@ -201,7 +201,7 @@ class RobustnessReport:
             lines.append("  irreducible over QQ")
         s = self.singular
         if s.get("dimension") is not None:
-            lines.append(f"  singular locus: dimension {s['dimension']}, degree {s['degree']}"
+            lines.append(f"  singular locus (mod 32003): dimension {s['dimension']}, degree {s['degree']}"
                          + "".join(f"; contains {c}" for c in s.get("contains", [])))
         lines.append(f"  ED degree: {self.ed_degree}")
         lines.append(f"  a general cubic cone in {self.n} variables: {self.generic}")
@@ -223,13 +223,15 @@ class RobustnessReport:
 
 def _singular_locus(g: sympy.Expr, ys: list, arch: AttentionNetwork, clf: Classifier, m2: Macaulay2,
                     timeout: float | None) -> dict[str, Any]:
-    """Dimension and degree of V(g, grad g) over QQ, and which of the linear spaces the weights name lie in it."""
+    """Dimension and degree of V(g, grad g) (over ZZ/32003: equal to QQ's for all but finitely many primes), and
+    which of the linear spaces the weights name lie in it."""
     from ..serialize import to_m2
 
     n = len(ys)
-    m2.eval(f"Rs = QQ[y_1..y_{n}];\ngs = {to_m2(g)};\nSg = ideal(gs) + ideal jacobian ideal gs;\n", timeout=timeout)
+    m2.eval(f"Rs = ZZ/32003[y_1..y_{n}];\ngs = {to_m2(g)};\nSg = ideal(gs) + ideal jacobian ideal gs;\n", timeout=timeout)
     dim, deg = m2.to_python("{dim Sg, degree Sg}", timeout=timeout)
-    out: dict[str, Any] = {"dimension": int(dim), "degree": int(deg), "contains": []}
+    out: dict[str, Any] = {"dimension": int(dim), "degree": int(deg), "contains": [],
+                           "method": "Groebner basis of (g, grad g) over ZZ/32003"}
     if arch.layers == 1 and arch.plain:
         d, t = arch.dims[0], arch.tokens
         X = sympy.Matrix(d, t, ys)

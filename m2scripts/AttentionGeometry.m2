@@ -33,6 +33,7 @@ export {
     "weightCritical",
     "multiplicationMatrices",
     "hypersurfaceCritical",
+    "weightCriticalSystem",
     "RandomMinor"
     }
 
@@ -268,6 +269,21 @@ weightCritical(RingMap, Matrix, List) := Ideal => (F, G, u) -> (
     y := transpose row - transpose matrix{apply(u, a -> sub(a, S1))};
     eqs := ideal(J * sub(G, S1) * y);
     saturate(eqs, ideal det(J * random(kk^(numcols J), kk^(numgens S1)))))
+
+-- the same critical points as weightCritical, without the saturation: the parametrization's critical weights
+-- are removed by a new variable z with z * det(J R) = 1 (Rabinowitsch), so that a Groebner basis in the
+-- GRevLex order (F4 over a finite field) counts them; the ideal lives in kk[weights without the first, z]
+weightCriticalSystem = method()
+weightCriticalSystem(RingMap, Matrix, List) := Ideal => (F, G, u) -> (
+    S := target F;
+    kk := coefficientRing S;
+    z := local z;
+    S1 := kk[drop(gens S, 1), z];
+    w := drop(gens S1, -1);
+    row := (map(S1, S, {1_S1} | w)) F.matrix;
+    J := diff(transpose matrix{w}, row);
+    y := transpose row - transpose matrix{apply(u, a -> sub(a, S1))};
+    ideal(J * sub(G, S1) * y) + ideal(last gens S1 * det(J * random(kk^(numcols J), kk^(#w))) - 1))
 
 -- the Lagrange system of a squared distance on a hypersurface {g = 0}: g and G (y - u) - lam grad g, in
 -- kk[lam, y] with the GRevLex order.  No elimination and no saturation: a solution with grad g = 0 has
@@ -779,6 +795,31 @@ Description
 
 doc ///
 Key
+  weightCriticalSystem
+  (weightCriticalSystem, RingMap, Matrix, List)
+Headline
+  the weight-space critical points of a squared distance, with the parametrization's critical weights removed by a new variable
+Usage
+  L = weightCriticalSystem(F, G, u)
+Inputs
+  F:RingMap
+    a parametrization R -> S whose generic fiber is the scaling of the first weight
+  G:Matrix
+  u:List
+Outputs
+  L:Ideal
+    in kk[weights without the first, z]: the gradient of the loss on the chart first weight = 1, and
+    z * det(J R) - 1 for a random R; it has the degree of weightCritical, and F4 computes it fast over a finite field
+Description
+  Example
+    S = ZZ/32003[a_1, a_2, b_1, b_2];
+    R = ZZ/32003[y_1..y_4];
+    F = map(S, R, {a_1*b_1, a_1*b_2, a_2*b_1, a_2*b_2});
+    degree ideal leadTerm groebnerBasis(weightCriticalSystem(F, id_((ZZ/32003)^4), {1, 2, 3, 5}), Strategy => "F4")
+///
+
+doc ///
+Key
   hypersurfaceCritical
   (hypersurfaceCritical, RingElement, Matrix, List)
 Headline
@@ -814,6 +855,12 @@ TEST ///
   -- a general quadric cone in 4 variables: 2 (4 - 1) = 6
   R = QQ[y_1..y_4];
   assert(degree hypersurfaceCritical(y_1^2 + 2*y_2^2 - 3*y_3^2 + 5*y_4^2, id_(R^4), {1, 2, 3, 4}) == 6);
+  -- 2x2 matrices of rank 1 as a b^T in weight space: Eckart-Young, binomial(2, 1) = 2
+  kk = ZZ/32003;
+  S = kk[a_1, a_2, b_1, b_2];
+  R = kk[y_1..y_4];
+  F = map(S, R, {a_1*b_1, a_1*b_2, a_2*b_1, a_2*b_2});
+  assert(degree ideal leadTerm groebnerBasis(weightCriticalSystem(F, id_(kk^4), {1, 2, 3, 5}), Strategy => "F4") == 2);
 ///
 
 TEST ///

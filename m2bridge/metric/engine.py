@@ -113,6 +113,21 @@ def hypersurface_count(g: sympy.Expr, n: int, G: Any, u: Sequence[Any], m2: Maca
                               "Lagrange system, F4 Groebner bases (Macaulay2, hypersurfaceCritical)")
 
 
+def weight_space_count_f4(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2,
+                          primes: Sequence[int] = F4_PRIMES, timeout: float | None = None, seed: int = 0) -> Count:
+    """:func:`weight_space_count` without the saturation: the parametrization's critical weights removed by a new
+    variable z with z det(J R) = 1 (Macaulay2's ``weightCriticalSystem``), counted by F4 over each prime."""
+    from ..exact.compute import setup_script
+
+    n = param.ambient_dimension
+    return _count_over_primes(m2, primes, seed, timeout,
+                              lambda p: setup_script(param, f"ZZ/{p}")
+                              + f"Cc = ideal leadTerm groebnerBasis(weightCriticalSystem(F, matrix(ZZ/{p}, "
+                                f"{_m2_rows(G, n)}), {_m2_list(u)}), Strategy => \"F4\");\n",
+                              "weight space on the chart first weight = 1, critical weights removed by z det(J R) = 1, "
+                              "F4 Groebner bases (Macaulay2, weightCriticalSystem)")
+
+
 def weight_space_count(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2, primes: Sequence[int] = PRIMES,
                        timeout: float | None = None, seed: int = 0) -> Count:
     """The same count in weight space (Macaulay2's ``weightCritical``: the gradient of the loss on the chart where

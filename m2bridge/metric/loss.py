@@ -20,7 +20,7 @@ from ..architecture import AttentionNetwork
 from ..errors import ArchitectureError
 from ..session import Macaulay2
 from .data import Dataset, DataForm, data_form
-from .engine import Count, CriticalPoint, critical_count, critical_points, weight_space_count
+from .engine import Count, CriticalPoint, critical_points, hypersurface_count, weight_space_count_f4
 
 
 @dataclass
@@ -134,12 +134,12 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
     Gg, ug = _generic_form(n, rng)
     notes = [f"the closure: {closure}"]
     if len(gens) == 1:  # a hypersurface: Lagrange on its equation, and the points themselves
-        count = critical_count(gens, n, G, form.u, m2, timeout=timeout, seed=seed)
-        generic = critical_count(gens, n, Gg, ug, m2, timeout=timeout, seed=seed + 1)
+        count = hypersurface_count(gens[0], n, G, form.u, m2, timeout=timeout, seed=seed)
+        generic = hypersurface_count(gens[0], n, Gg, ug, m2, timeout=timeout, seed=seed + 1)
         points = critical_points(gens, n, G, form.u, m2, timeout=timeout, seed=seed)
     elif len(param.weights) - closure.dimension == 1:  # weight space on a chart of the scaling: fewer unknowns
-        count = weight_space_count(param, G, form.u, m2, timeout=timeout, seed=seed)
-        generic = weight_space_count(param, Gg, ug, m2, timeout=timeout, seed=seed + 1)
+        count = weight_space_count_f4(param, G, form.u, m2, timeout=timeout, seed=seed)
+        generic = weight_space_count_f4(param, Gg, ug, m2, timeout=timeout, seed=seed + 1)
         points = []
         notes.append(f"the closure has codimension {n - closure.dimension}: the counts are taken in weight space "
                      "(fewer unknowns than Lagrange multipliers for its generators); the real critical points are "

@@ -146,3 +146,19 @@ def test_cli_json_keys_and_weights_file(tmp_path):
     assert set(out["radius"]) >= {"value", "certificate"}
     assert all(set(p) >= {"point", "distance", "local_min"} for p in out["real_critical_points"])
     assert out["X0"] == [[0.5, -1.0], [1.5, 0.25]]
+
+
+def test_rank_deficient_attention_matrix_is_named_as_the_reason_for_the_drop(m2):
+    # making A = Q^T K rank one (K's rows equal) turns the (2, 1) boundary into a plane times a quadric: ED degree
+    # 1 + 2 = 3 (see the factoring test), below the value of random weights
+    from m2bridge.metric.robust import Classifier
+
+    arch = LightningAttention((2, 1), 2, 2)
+    clf = random_classifier(arch, 0)
+    w = clf.weights[0]
+    K = w["K"].copy()
+    K[0, 1, :] = K[0, 0, :]
+    report = robustness_report(arch, Classifier([{**w, "K": K}], clf.readout, "rank-one A"), runs=0, m2=m2)
+    assert report.ed_degree.value == 3
+    drop = [n for n in report.notes if n.startswith("ED degree drop")]
+    assert drop and "A = Q^T K has rank 1 < 2" in drop[0]

@@ -379,6 +379,8 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
         factors.append({"factor": "g", "degree": int(sympy.Poly(g, *ys).total_degree()), "multiplicity": 1,
                         "ed_degree": ed.to_dict()})
     generic = _generic_count(int(sympy.Poly(g, *ys).total_degree()), n, m2, rng, timeout, seed)
+    if exact and ed.value is not None:
+        notes += _degeneracy(arch, clf, ed, identity, generic_u, m2, timeout, seed)
     singular = _singular_locus(g, ys, arch, clf, m2, timeout)
     points: list[BoundaryPoint] = []
     complex_count = None
@@ -496,6 +498,43 @@ def singular_free_ball(g: sympy.Expr, ys: list, u: np.ndarray, r: float, budget:
         hi1[k], lo2[k] = mid, mid
         stack += [(lo, hi1), (lo2, hi)]
     return True
+
+
+def _degeneracy(arch: AttentionNetwork, clf: Classifier, ed: Count, identity: list, u: list, m2: Macaulay2,
+                timeout: float | None, seed: int) -> list[str]:
+    """Compare the ED degree with that of two other random classifiers of the architecture (the generic value: the
+    count can only drop on a closed set of weights, so the largest of random draws is it with probability one),
+    and name what is special about these weights when it drops."""
+    values = []
+    for k in (1, 2):
+        other = random_classifier(arch, seed + 1000 * k)
+        g2, ys = boundary_polynomial(arch, other)
+        values.append(hypersurface_count(g2, len(ys), identity, u, m2, timeout=timeout, seed=seed).value or 0)
+    top = max(values)
+    if ed.value >= top:
+        return [f"the ED degree {ed.value} is the value for generic weights of this architecture (two other random "
+                f"classifiers give {values[0]} and {values[1]})"]
+    special = []
+    for index, (w, layer) in enumerate(zip(clf.weights, arch.layer_specs), start=1):
+        if "Q" not in w:
+            continue
+        full_a = min(layer.rank, layer.d_in)
+        for h in range(w["Q"].shape[0]):
+            mats = [("A = Q^T K", np.dot(w["Q"][h].T, w["K"][h]), full_a)]
+            if "V" in w:
+                mats.append(("V", w["V"][h], min(w["V"][h].shape)))
+            for name, m, full in mats:
+                r = sympy.Matrix(m.tolist()).rank()
+                if r < full:
+                    special.append(f"layer {index}, head {h + 1}: {name} has rank {r} < {full}")
+    wr = sympy.Matrix(clf.readout.tolist())
+    if any(v == 0 for v in clf.readout.flat):
+        special.append("the readout w has zero entries")
+    if min(wr.shape) > 1 and wr.rank() < min(wr.shape):
+        special.append(f"the readout w has rank {wr.rank()}")
+    why = "; ".join(special) if special else "no rank drop of A, V or w found: another special position of the weights"
+    return [f"ED degree drop: {ed.value} for these weights against {top} for generic weights of this architecture "
+            f"(random classifiers give {values[0]} and {values[1]}); these weights are special: {why}"]
 
 
 def _generic_count(degree: int, n: int, m2: Macaulay2, rng: np.random.Generator, timeout: float | None,

@@ -116,7 +116,7 @@ def smallest_case_lines(out_dir: Any) -> list[str]:
     discriminant_plot(rep, Path(out_dir) / "robust_discriminant.png", seed=0, size=31)
     attack_plot(rep, Path(out_dir) / "robust_attack.png")
     a = rep.attack_summary
-    lines = [f"The smallest case in full (`m2bridge robust --dims 2,1 --ranks 2 --tokens 2`):", "",
+    lines = ["The smallest case in full (`m2bridge robust --dims 2,1 --ranks 2 --tokens 2`):", "",
              f"- ED degree {rep.ed_degree}; general cubic cone {rep.generic.value}",
              f"- critical points for X0: {rep.complex_count} complex, {len(rep.points)} real:"]
     for p in sorted(rep.points, key=lambda p: p.distance):

@@ -15,7 +15,7 @@ from m2bridge import LightningAttention
 from m2bridge.metric import homotopy
 from m2bridge.metric.data import DataError
 from m2bridge.metric.engine import hypersurface_count
-from m2bridge.metric.krawczyk import IntervalSystem, krawczyk
+from m2bridge.metric.krawczyk import IntervalSystem, krawczyk, precision
 from m2bridge.metric.robust import (boundary_polynomial, random_classifier, random_cone, random_input,
                                     robustness_report)
 
@@ -95,10 +95,21 @@ def test_monodromy_with_trace_test_equals_exact_count_and_rejects_a_subset(m2):
 def test_interval_newton_refuses_a_point_that_is_not_a_solution():
     y1, y2 = sympy.symbols("y_1:3")
     g = y1 ** 2 + y2 ** 2 - 1  # the unit circle; from u = (2, 0) the critical points are (+-1, 0), lam = 1 - 2 = -1
-    system = IntervalSystem(g, 2, EYE(2), [Fraction(2), Fraction(0)])
+    with precision():
+        system = IntervalSystem(g, 2, EYE(2), [Fraction(2), Fraction(0)])
     lam = (1 - 2) / 2  # (y - u) = lam * 2 y at y = (1, 0)
-    assert krawczyk(system, np.array([1.0, 0.0, lam]))[0]
-    assert not krawczyk(system, np.array([0.9, 0.1, lam]))[0]
+    box = krawczyk(system, np.array([1.0, 0.0, lam]), real=True)
+    assert box.certified and box.real
+    far = krawczyk(system, np.array([-1.0, 0.0, (-1 - 2) / -2]), real=True)  # the other one, (-1, 0), lam = 3/2
+    assert far.certified and far.real and box.disjoint(far)
+    assert not krawczyk(system, np.array([0.0, 1.0, 0.3])).certified  # not near a solution
+    # a circle x^2 + y^2 = -1 has no real points: from u = (2, 0) its two critical points are non-real
+    system2 = IntervalSystem(y1 ** 2 + y2 ** 2 + 1, 2, EYE(2), [Fraction(2), Fraction(0)])
+    lam2 = 1 / 2 + 1j  # y = u / (1 - 2 lam) = (2 / (-2i), 0) = (i, 0); |i|^2 + 1 = 0
+    y = 2 / (1 - 2 * lam2)
+    assert abs(y ** 2 + 1) < 1e-12
+    nonreal = krawczyk(system2, np.array([y, 0, lam2]))
+    assert nonreal.certified and nonreal.real is False
 
 
 def test_bad_inputs_are_refused_with_a_clear_message(m2, tmp_path):
@@ -162,3 +173,27 @@ def test_rank_deficient_attention_matrix_is_named_as_the_reason_for_the_drop(m2)
     assert report.ed_degree.value == 3
     drop = [n for n in report.notes if n.startswith("ED degree drop")]
     assert drop and "A = Q^T K has rank 1 < 2" in drop[0]
+
+
+def test_monodromy_is_seeded_on_every_component_over_the_complex_numbers(m2):
+    # y1^2 - 2 y2^2 is irreducible over QQ but is two planes y1 = +-sqrt(2) y2 over CC (ED degree 1 each); from a
+    # single seed monodromy would stay on one plane and its trace test would pass with 1 point
+    y1, y2, y3 = sympy.symbols("y_1:4")
+    g = y1 ** 2 - 2 * y2 ** 2
+    assert hypersurface_count(g, 3, EYE(3), None, m2).value == 2
+    system = homotopy.DistanceSystem(g, 3)
+    rng = np.random.default_rng(0)
+    X, u0 = homotopy.seed(system, rng)
+    result = homotopy.monodromy(system, X, u0, rng, stall=10)
+    assert len(result.points) == 2 and homotopy.trace_test(system, result.points, u0, rng)[0]
+
+
+def test_tiny_input_is_taken_exactly(m2, tmp_path):
+    from m2bridge.metric.robust import load_input
+
+    arch = LightningAttention((2, 1), 2, 2)
+    np.save(tmp_path / "x.npy", np.array([[3e-7, -1e-7], [2e-7, 4e-7]]))
+    X0 = load_input(arch, tmp_path / "x.npy")
+    assert float(X0[0, 0]) == 3e-7  # exactly the float given, not rounded to 1e-6
+    report = robustness_report(arch, random_classifier(arch, 0), X0, runs=0, m2=m2)
+    assert report.radius["value"] is not None and report.radius["value"] < 1e-6  # a cone: the radius scales

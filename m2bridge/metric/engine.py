@@ -59,12 +59,15 @@ def _m2_rows(G: Any, n: int) -> str:
     return "{" + ", ".join(_m2_list([G[i][j] for j in range(n)]) for i in range(n)) + "}"
 
 
-def _ring_code(n: int, field_: str, generators: Sequence[sympy.Expr], G: Any, u: Sequence[Any]) -> str:
+def _ring_code(n: int, field_: str, generators: Sequence[sympy.Expr], G: Any, u: Sequence[Any] | None) -> str:
+    """Macaulay2 code for the ring, the ideal, G and u (u None: a random point of the field, drawn in Macaulay2
+    after the caller's setRandomSeed, so that each prime gets its own)."""
     gens = ", ".join(to_m2(g) for g in generators)
+    point = f"apply({n}, i -> random({field_}))" if u is None else _m2_list(u)
     return (f"Rm = {field_}[y_1..y_{n}];\n"
             f"Im = ideal({gens});\n"
             f"Gm = matrix({field_}, {_m2_rows(G, n)});\n"
-            f"um = {_m2_list(u)};\n")
+            f"um = {point};\n")
 
 
 def _m2_number(v: Any) -> str:
@@ -101,11 +104,12 @@ def critical_count(generators: Sequence[sympy.Expr], n: int, G: Any, u: Sequence
                               "Groebner bases (Macaulay2, distanceCritical)")
 
 
-def hypersurface_count(g: sympy.Expr, n: int, G: Any, u: Sequence[Any], m2: Macaulay2,
+def hypersurface_count(g: sympy.Expr, n: int, G: Any, u: Sequence[Any] | None, m2: Macaulay2,
                        primes: Sequence[int] = F4_PRIMES, timeout: float | None = None, seed: int = 0) -> Count:
     """Critical points of (y - u)^T G (y - u) on the smooth part of the hypersurface g = 0 (u not on it): the
     Lagrange system without elimination or saturation (Macaulay2's ``hypersurfaceCritical``), counted by F4
-    over each prime."""
+    over each prime. ``u=None``: the ED degree, at an independent random point for each prime (a point on the
+    ED discriminant, where the count drops, is then unlikely for both)."""
     return _count_over_primes(m2, primes, seed, timeout,
                               lambda p: _ring_code(n, f"ZZ/{p}", [g], G, u)
                               + "Cc = ideal leadTerm groebnerBasis(hypersurfaceCritical(Im_0, Gm, um), "

@@ -22,7 +22,7 @@ this one tracks in seconds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import sympy
@@ -60,6 +60,7 @@ class DistanceSystem:
         self.exponents = np.array(monomials, dtype=np.int64).reshape(len(monomials), n)
         self.coefficients = C  # columns: g, grad g (n), Hessian (n*n, row major)
         self.degree = int(polys[0].total_degree())
+        self.params, self.unknowns = n, n + 1
 
     def g(self, Y: np.ndarray) -> np.ndarray:
         return _monomials(Y, self.exponents) @ self.coefficients[:, 0]
@@ -88,6 +89,12 @@ class DistanceSystem:
         J[:, 1:, n] = -dg
         return J
 
+    def jacobian_at(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
+        return self.jacobian(X)
+
+    def velocity_at(self, X: np.ndarray, U: np.ndarray, du: np.ndarray) -> np.ndarray:
+        return self.velocity(X, du)
+
     def velocity(self, X: np.ndarray, du: np.ndarray) -> np.ndarray:
         """dx/dt along u(t) = u_a + t du: J dx = -dF/dt = (0, G du)."""
         rhs = np.zeros((X.shape[0], self.n + 1), dtype=complex)
@@ -102,23 +109,23 @@ def _solve(J: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         return np.einsum("mij,mj->mi", np.linalg.pinv(J), rhs)
 
 
-def newton(system: DistanceSystem, X: np.ndarray, U: np.ndarray, steps: int = 3) -> tuple[np.ndarray, np.ndarray]:
+def newton(system: Any, X: np.ndarray, U: np.ndarray, steps: int = 3) -> tuple[np.ndarray, np.ndarray]:
     """Newton's method at fixed parameters; returns the points and the size of the last correction."""
     corr = np.full(X.shape[0], np.inf)
     for _ in range(steps):
-        dx = _solve(system.jacobian(X), -system.residual(X, U))
+        dx = _solve(system.jacobian_at(X, U), -system.residual(X, U))
         X = X + dx
         corr = np.abs(dx).max(axis=1)
     return X, corr
 
 
-def track(system: DistanceSystem, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
+def track(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
           min_step: float = 1e-10) -> tuple[np.ndarray, np.ndarray]:
     """Track the solutions X0 at u = ua to u = ub along straight segments (ua, ub: one point, or one per
     row of X0); returns (points, ok flags)."""
     m = X0.shape[0]
-    ua = np.broadcast_to(np.asarray(ua, dtype=complex), (m, system.n))
-    du = np.broadcast_to(np.asarray(ub, dtype=complex), (m, system.n)) - ua
+    ua = np.broadcast_to(np.asarray(ua, dtype=complex), (m, system.params))
+    du = np.broadcast_to(np.asarray(ub, dtype=complex), (m, system.params)) - ua
     X = np.array(X0, dtype=complex)
     t = np.zeros(m)
     h = np.full(m, 0.05)
@@ -129,13 +136,13 @@ def track(system: DistanceSystem, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray
         if idx.size == 0:
             break
         x, tt, hh, d = X[idx], t[idx], np.minimum(h[idx], 1 - t[idx]), du[idx]
-        k1 = system.velocity(x, d)
-        k2 = system.velocity(x + hh[:, None] / 2 * k1, d)
-        k3 = system.velocity(x + hh[:, None] / 2 * k2, d)
-        k4 = system.velocity(x + hh[:, None] * k3, d)
+        u_t, u_mid, u_end = (ua[idx] + (tt + f * hh)[:, None] * d for f in (0.0, 0.5, 1.0))
+        k1 = system.velocity_at(x, u_t, d)
+        k2 = system.velocity_at(x + hh[:, None] / 2 * k1, u_mid, d)
+        k3 = system.velocity_at(x + hh[:, None] / 2 * k2, u_mid, d)
+        k4 = system.velocity_at(x + hh[:, None] * k3, u_end, d)
         pred = x + hh[:, None] / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-        U = ua[idx] + (tt + hh)[:, None] * d
-        corr_x, corr = newton(system, pred, U, steps=2)
+        corr_x, corr = newton(system, pred, u_end, steps=2)
         scale = np.maximum(1.0, np.abs(corr_x).max(axis=1))
         good = (corr < 1e-8 * scale) & np.isfinite(corr)
         acc = idx[good]
@@ -155,7 +162,7 @@ def track(system: DistanceSystem, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray
     return X, ok
 
 
-def track_all(system: DistanceSystem, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
+def track_all(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
               rng: np.random.Generator) -> np.ndarray:
     """The distinct end points of the solutions X0 tracked from ua to ub; paths that fail on the straight
     segment are tracked again through a random complex midpoint (up to three times)."""
@@ -166,13 +173,13 @@ def track_all(system: DistanceSystem, X0: np.ndarray, ua: np.ndarray, ub: np.nda
     for _ in range(3):
         if not len(left):
             break
-        mid = (np.asarray(ua) + np.asarray(ub)) / 2 + 0.5j * scale * rng.standard_normal(system.n)
+        mid = (np.asarray(ua) + np.asarray(ub)) / 2 + 0.5j * scale * rng.standard_normal(system.params)
         Y, ok1 = track(system, left, ua, mid, min_step=1e-12)
         Y, ok2 = track(system, Y, mid, ub, min_step=1e-12)
         good = ok1 & ok2
         done.append(Y[good])
         left = left[~good]
-    return _new_points(np.zeros((0, system.n + 1)), np.vstack(done))
+    return _new_points(np.zeros((0, system.unknowns)), np.vstack(done))
 
 
 def _new_points(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6) -> np.ndarray:
@@ -188,8 +195,10 @@ def _new_points(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6) ->
 
 
 def seed(system: DistanceSystem, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """A solution and its parameter: a point y0 of g = 0 on a random complex line, a random lam0, and
-    u0 = y0 - G^{-1} lam0 grad g(y0)."""
+    """Solutions at one parameter u0, one on every irreducible component of g = 0 over CC: the points y_k where a
+    random complex line meets g = 0 (deg g of them: the line meets every component), each with a random lam_k
+    and its own u_k = y_k - G^{-1} lam_k grad g(y_k), tracked from u_k to u0 = u_1. Monodromy from one point
+    alone would never leave its component when g splits over CC."""
     n = system.n
     a = rng.standard_normal(n) + 1j * rng.standard_normal(n)
     b = rng.standard_normal(n) + 1j * rng.standard_normal(n)
@@ -197,14 +206,19 @@ def seed(system: DistanceSystem, rng: np.random.Generator) -> tuple[np.ndarray, 
     nodes = np.exp(2j * np.pi * np.arange(degree + 1) / (degree + 1))
     values = system.g(a[None, :] + nodes[:, None] * b[None, :])
     coeffs = np.linalg.solve(np.vander(nodes, degree + 1), values)  # highest power first
-    s = np.roots(coeffs)[0]
-    y0 = a + s * b
-    lam0 = complex(rng.standard_normal() + 1j * rng.standard_normal())
-    dg = system.gradient(y0[None, :])[0]
-    u0 = y0 - np.linalg.solve(system.G, lam0 * dg)
-    X = np.concatenate([y0, [lam0]])[None, :]
-    X, _ = newton(system, X, u0[None, :], steps=3)
-    return X, u0
+    points, u0 = [], None
+    for s in np.roots(coeffs):
+        y = a + s * b
+        lam = complex(rng.standard_normal() + 1j * rng.standard_normal())
+        u = y - np.linalg.solve(system.G, lam * system.gradient(y[None, :])[0])
+        X, _ = newton(system, np.concatenate([y, [lam]])[None, :], u[None, :], steps=3)
+        if u0 is None:
+            u0 = u
+            points.append(X)
+        else:
+            Y, ok = track(system, X, u, u0)
+            points.append(Y[ok])
+    return _new_points(np.zeros((0, system.unknowns)), np.vstack(points)), u0
 
 
 @dataclass
@@ -216,16 +230,16 @@ class MonodromyResult:
     complete_by: str  # "target" (reached the given count) or "stall" (no new point in `stall` loops)
 
 
-def monodromy(system: DistanceSystem, seed_points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
+def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
               target: int | None = None, stall: int = 10, max_loops: int = 200) -> MonodromyResult:
     """Monodromy loops u0 -> u1 -> u2 -> u0 through random complex parameters from the given solutions."""
-    sols = _new_points(np.zeros((0, system.n + 1)), seed_points)
+    sols = _new_points(np.zeros((0, system.unknowns)), seed_points)
     loops = paths = quiet = 0
     scale = max(1.0, float(np.abs(u0).max()))
     while loops < max_loops and (target is None or len(sols) < target) and quiet < stall:
         loops += 1
-        u1 = u0 + scale * (rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n))
-        u2 = u0 + scale * (rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n))
+        u1 = u0 + scale * (rng.standard_normal(system.params) + 1j * rng.standard_normal(system.params))
+        u2 = u0 + scale * (rng.standard_normal(system.params) + 1j * rng.standard_normal(system.params))
         X, ok = track(system, sols, u0, u1)
         X, ok2 = track(system, X[ok], u1, u2)
         X, ok3 = track(system, X[ok2], u2, u0)

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import time
-from fractions import Fraction
 from typing import Any
 
-import numpy as np
 import sympy
 
 # (d, d', t, a): every d' <= d and a <= d for four and six input variables, and d' = 1 with eight and nine
@@ -25,7 +23,8 @@ def boundary_counts(cases: list[tuple[int, int, int, int]] = GRID, m2: Any = Non
     the closed formula for a general cubic cone in d t variables, and the dimension of the singular locus."""
     from .architecture import AttentionNetwork
     from .exact.compute import default_session
-    from .metric.engine import hypersurface_count
+    from .errors import M2Timeout
+    from .metric.engine import Count, hypersurface_count
     from .metric.robust import boundary_polynomial, generic_cone_ed_degree, random_classifier
 
     m2 = m2 or default_session()
@@ -35,10 +34,11 @@ def boundary_counts(cases: list[tuple[int, int, int, int]] = GRID, m2: Any = Non
         arch = AttentionNetwork([d, dp], a, t)
         g, ys = boundary_polynomial(arch, random_classifier(arch, seed))
         n = len(ys)
-        rng = np.random.default_rng(seed)
-        u = [Fraction(int(v), 7) for v in rng.integers(-70, 71, size=n)]
         eye = [[int(i == j) for j in range(n)] for i in range(n)]
-        count = hypersurface_count(g, n, eye, u, m2, timeout=timeout, seed=seed)
+        try:
+            count = hypersurface_count(g, n, eye, None, m2, timeout=timeout, seed=seed)
+        except M2Timeout:
+            count = Count(None, "F4 over two primes", f"not computed: ran past {timeout:g} s")
         factors = sympy.factor_list(g, *ys)[1]
         from .serialize import to_m2
 
@@ -92,7 +92,8 @@ def findings(rows: list[dict[str, Any]]) -> list[str]:
     series({0: 3, 1: 1, 2: 2}, 3, "a")
     series({0: 3, 2: 2, 3: 2}, 1, "d'")
     series({0: 2, 2: 3, 3: 2}, 1, "d'")
-    ratios = [by[k] / r["generic_cubic_cone"] for r in rows for k in [(r["d"], r["d_out"], r["t"], r["a"])]]
+    ratios = [by[k] / r["generic_cubic_cone"] for r in rows for k in [(r["d"], r["d_out"], r["t"], r["a"])]
+              if by[k] is not None]
     out.append(f"Every attention boundary is far below a general cubic cone in as many variables: between "
                f"{min(ratios):.0%} and {max(ratios):.0%} of its ED degree, and the gap widens with the number of "
                "variables (the general cone doubles with each variable).")

@@ -22,20 +22,13 @@ from m2bridge.metric.engine import critical_count, hypersurface_count
 from m2bridge.metric.robust import boundary_polynomial, random_classifier, robustness_report
 from m2bridge.session import Macaulay2
 
+from loss import _timed  # bench/ is on sys.path when this script runs
+
 SMALL = [(2, 1, 2, 1), (2, 1, 2, 2), (2, 2, 2, 1), (2, 2, 2, 2)]
 SIX = [(2, 1, 3, 2), (2, 2, 3, 2), (3, 1, 2, 2), (3, 2, 2, 2), (3, 3, 2, 3)]
 EIGHT_NINE = [(2, 1, 4, 2), (4, 1, 2, 4), (3, 1, 3, 3)]
 PAST = [(3, 3, 3, 3), (4, 4, 2, 4), (3, 1, 4, 3), (4, 1, 3, 4)]
 BIG = [(3, 3, 4, 3), (4, 4, 3, 4)]
-
-
-def _timed(fn, limit: float) -> str:
-    t0 = time.perf_counter()
-    try:
-        res = fn()
-    except M2Timeout:
-        return f"> {limit:.0f} s"
-    return f"{res.value} ({res.certificate.split(':')[0]}) {time.perf_counter() - t0:.1f} s"
 
 
 def _monodromy(g, n: int, seed: int) -> str:

@@ -268,19 +268,15 @@ def _local_min(system: homotopy.DistanceSystem, x: np.ndarray) -> bool:
 def _all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: np.random.Generator
                 ) -> tuple[np.ndarray, str, Count]:
     """Every critical point for the real point u: monodromy at a complex point (seeded on every component over
-    CC), to ``target`` solutions when an exact count is known, and in any case until the trace test passes or
-    30 loops bring nothing new; then tracked to u. Returns the points, how, and the monodromy count with its
-    certificate (the trace test)."""
+    CC), to ``target`` solutions when an exact count is known, else until 30 loops bring nothing new; the trace
+    test; then tracked to u. Returns the points, how, and the monodromy count with its certificate (the trace
+    test)."""
     t0 = time.perf_counter()
     system = homotopy.DistanceSystem(g, n)
     X, u0 = homotopy.seed(system, rng)
     result = homotopy.monodromy(system, X, u0, rng, target=target, stall=30 if target is None else 60)
     passed, deviation = homotopy.trace_test(system, result.points, u0, rng)
     loops, paths = result.loops, result.paths
-    if not passed:  # the target was wrong or reached by a wrong point: go on until nothing new comes
-        result = homotopy.monodromy(system, result.points, u0, rng, target=None, stall=30)
-        passed, deviation = homotopy.trace_test(system, result.points, u0, rng)
-        loops, paths = loops + result.loops, paths + result.paths
     method = f"monodromy ({loops} loops, {paths} paths)"
     count = Count(len(result.points), method,
                   f"trace test passed (the trace is affine to {deviation:.1e})" if passed else

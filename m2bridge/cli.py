@@ -40,6 +40,16 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+def _nonnegative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer 0 or more, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer 0 or more, got {text!r}")
+    return value
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -284,8 +294,6 @@ def cmd_loss(args: argparse.Namespace) -> int:
     from .metric.loss import loss_report
 
     check_file_path(args.plot, "--plot")
-    if args.runs < 0:
-        raise ArchitectureError(f"--runs must be 0 or more, got {args.runs}")
     arch = architecture(args)
     check_feasible(arch, "the loss's critical points")
     if args.data:
@@ -313,8 +321,6 @@ def cmd_robust(args: argparse.Namespace) -> int:
 
     for path, flag in ((args.plot, "--plot"), (args.discriminant, "--discriminant")):
         check_file_path(path, flag)
-    if args.runs < 0:
-        raise ArchitectureError(f"--runs must be 0 or more, got {args.runs}")
     arch = architecture(args)
     clf = load_classifier(arch, args.weights) if args.weights else None
     X0 = load_input(arch, args.input) if args.input else None
@@ -493,7 +499,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--teacher", choices=["same", "noise"], default="same",
                    help="generated targets: a random teacher of the same architecture (default) or pure noise")
     g.add_argument("--noise", type=float, default=0.0, help="Gaussian noise added to the teacher's targets")
-    p.add_argument("--runs", type=int, default=20, help="training runs per optimizer (default 20; 0: none)")
+    p.add_argument("--runs", type=_nonnegative_int, default=20,
+                   help="training runs per optimizer (default 20; 0: none)")
     p.add_argument("--plot", metavar="FILE", help="write a picture of where the training runs end (PNG)")
     p.add_argument("--seed", type=int, default=0, help="seed of the data, the generic form and the runs")
     p.add_argument("--timeout", type=_positive_seconds, default=300.0,
@@ -513,7 +520,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--method", choices=["auto", "exact", "monodromy"], default="auto",
                    help="ED degree by F4 over two primes (exact), by monodromy with the trace test, or exact with "
                         "monodromy where it times out (auto, the default)")
-    p.add_argument("--runs", type=int, default=20, help="gradient-attack starts (default 20; 0: none)")
+    p.add_argument("--runs", type=_nonnegative_int, default=20, help="gradient-attack starts (default 20; 0: none)")
     p.add_argument("--plot", metavar="FILE", help="write a picture of the attack's radii against the certified one")
     p.add_argument("--discriminant", metavar="FILE",
                    help="write the ED discriminant on a random 2-dimensional slice of inputs through X0 (PNG)")

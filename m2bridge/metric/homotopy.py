@@ -60,7 +60,6 @@ class DistanceSystem:
         self.exponents = np.array(monomials, dtype=np.int64).reshape(len(monomials), n)
         self.coefficients = C  # columns: g, grad g (n), Hessian (n*n, row major)
         self.degree = int(polys[0].total_degree())
-        self.params, self.unknowns = n, n + 1
 
     def g(self, Y: np.ndarray) -> np.ndarray:
         return _monomials(Y, self.exponents) @ self.coefficients[:, 0]
@@ -68,32 +67,31 @@ class DistanceSystem:
     def gradient(self, Y: np.ndarray) -> np.ndarray:
         return _monomials(Y, self.exponents) @ self.coefficients[:, 1:self.n + 1]
 
-    def _parts(self, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def value_and_gradient(self, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        values = _monomials(Y, self.exponents) @ self.coefficients[:, :self.n + 1]
+        return values[:, 0], values[:, 1:]
+
+    def parts(self, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """g, grad g and the Hessian at every point, from one evaluation of the monomials."""
         values = _monomials(Y, self.exponents) @ self.coefficients
         n = self.n
         return values[:, 0], values[:, 1:n + 1], values[:, n + 1:].reshape(-1, n, n)
 
     def residual(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
         Y, lam = X[:, :self.n], X[:, self.n]
-        gv, dg, _ = self._parts(Y)
+        gv, dg, _ = self.parts(Y)
         return np.concatenate([gv[:, None], (Y - U) @ self.G.T - lam[:, None] * dg], axis=1)
 
     def jacobian(self, X: np.ndarray) -> np.ndarray:
         """(batch, n+1, n+1): derivatives in (y, lam)."""
         Y, lam = X[:, :self.n], X[:, self.n]
-        _, dg, H = self._parts(Y)
+        _, dg, H = self.parts(Y)
         m, n = X.shape[0], self.n
         J = np.zeros((m, n + 1, n + 1), dtype=complex)
         J[:, 0, :n] = dg
         J[:, 1:, :n] = self.G[None] - lam[:, None, None] * H
         J[:, 1:, n] = -dg
         return J
-
-    def jacobian_at(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
-        return self.jacobian(X)
-
-    def velocity_at(self, X: np.ndarray, U: np.ndarray, du: np.ndarray) -> np.ndarray:
-        return self.velocity(X, du)
 
     def velocity(self, X: np.ndarray, du: np.ndarray) -> np.ndarray:
         """dx/dt along u(t) = u_a + t du: J dx = -dF/dt = (0, G du)."""
@@ -109,23 +107,23 @@ def _solve(J: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         return np.einsum("mij,mj->mi", np.linalg.pinv(J), rhs)
 
 
-def newton(system: Any, X: np.ndarray, U: np.ndarray, steps: int = 3) -> tuple[np.ndarray, np.ndarray]:
+def newton(system: DistanceSystem, X: np.ndarray, U: np.ndarray, steps: int = 3) -> tuple[np.ndarray, np.ndarray]:
     """Newton's method at fixed parameters; returns the points and the size of the last correction."""
     corr = np.full(X.shape[0], np.inf)
     for _ in range(steps):
-        dx = _solve(system.jacobian_at(X, U), -system.residual(X, U))
+        dx = _solve(system.jacobian(X), -system.residual(X, U))
         X = X + dx
         corr = np.abs(dx).max(axis=1)
     return X, corr
 
 
-def track(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
+def track(system: DistanceSystem, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
           min_step: float = 1e-12) -> tuple[np.ndarray, np.ndarray]:
     """Track the solutions X0 at u = ua to u = ub along straight segments (ua, ub: one point, or one per
     row of X0); returns (points, ok flags)."""
     m = X0.shape[0]
-    ua = np.broadcast_to(np.asarray(ua, dtype=complex), (m, system.params))
-    du = np.broadcast_to(np.asarray(ub, dtype=complex), (m, system.params)) - ua
+    ua = np.broadcast_to(np.asarray(ua, dtype=complex), (m, system.n))
+    du = np.broadcast_to(np.asarray(ub, dtype=complex), (m, system.n)) - ua
     X = np.array(X0, dtype=complex)
     t = np.zeros(m)
     h = np.full(m, 0.05)
@@ -136,13 +134,12 @@ def track(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
         if idx.size == 0:
             break
         x, tt, hh, d = X[idx], t[idx], np.minimum(h[idx], 1 - t[idx]), du[idx]
-        u_t, u_mid, u_end = (ua[idx] + (tt + f * hh)[:, None] * d for f in (0.0, 0.5, 1.0))
-        k1 = system.velocity_at(x, u_t, d)
-        k2 = system.velocity_at(x + hh[:, None] / 2 * k1, u_mid, d)
-        k3 = system.velocity_at(x + hh[:, None] / 2 * k2, u_mid, d)
-        k4 = system.velocity_at(x + hh[:, None] * k3, u_end, d)
+        k1 = system.velocity(x, d)
+        k2 = system.velocity(x + hh[:, None] / 2 * k1, d)
+        k3 = system.velocity(x + hh[:, None] / 2 * k2, d)
+        k4 = system.velocity(x + hh[:, None] * k3, d)
         pred = x + hh[:, None] / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-        corr_x, corr = newton(system, pred, u_end, steps=2)
+        corr_x, corr = newton(system, pred, ua[idx] + (tt + hh)[:, None] * d, steps=2)
         scale = np.maximum(1.0, np.abs(corr_x).max(axis=1))
         good = (corr < 1e-8 * scale) & np.isfinite(corr)
         acc = idx[good]
@@ -162,7 +159,7 @@ def track(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
     return X, ok
 
 
-def track_all(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
+def track_all(system: DistanceSystem, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
               rng: np.random.Generator) -> np.ndarray:
     """The distinct end points of the solutions X0 tracked from ua to ub; paths that fail on the straight
     segment are tracked again through a random complex midpoint (up to six times)."""
@@ -173,13 +170,13 @@ def track_all(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
     for _ in range(6):
         if not len(left):
             break
-        mid = (np.asarray(ua) + np.asarray(ub)) / 2 + 0.5j * scale * rng.standard_normal(system.params)
+        mid = (np.asarray(ua) + np.asarray(ub)) / 2 + 0.5j * scale * rng.standard_normal(system.n)
         Y, ok1 = track(system, left, ua, mid, min_step=1e-12)
         Y, ok2 = track(system, Y, mid, ub, min_step=1e-12)
         good = ok1 & ok2
         done.append(Y[good])
         left = left[~good]
-    return _new_points(np.zeros((0, system.unknowns)), np.vstack(done))
+    return _new_points(np.zeros((0, system.n + 1)), np.vstack(done))
 
 
 def _new_points(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6) -> np.ndarray:
@@ -218,7 +215,7 @@ def seed(system: DistanceSystem, rng: np.random.Generator) -> tuple[np.ndarray, 
         else:
             Y, ok = track(system, X, u, u0)
             points.append(Y[ok])
-    return _new_points(np.zeros((0, system.unknowns)), np.vstack(points)), u0
+    return _new_points(np.zeros((0, system.n + 1)), np.vstack(points)), u0
 
 
 @dataclass
@@ -227,19 +224,18 @@ class MonodromyResult:
     u0: np.ndarray
     loops: int
     paths: int
-    complete_by: str  # "target" (reached the given count) or "stall" (no new point in `stall` loops)
 
 
-def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
+def monodromy(system: DistanceSystem, seed_points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
               target: int | None = None, stall: int = 10, max_loops: int = 200) -> MonodromyResult:
     """Monodromy loops u0 -> u1 -> u2 -> u0 through random complex parameters from the given solutions."""
-    sols = _new_points(np.zeros((0, system.unknowns)), seed_points)
+    sols = _new_points(np.zeros((0, system.n + 1)), seed_points)
     loops = paths = quiet = 0
     scale = max(1.0, float(np.abs(u0).max()))
     while loops < max_loops and (target is None or len(sols) < target) and quiet < stall:
         loops += 1
-        u1 = u0 + scale * (rng.standard_normal(system.params) + 1j * rng.standard_normal(system.params))
-        u2 = u0 + scale * (rng.standard_normal(system.params) + 1j * rng.standard_normal(system.params))
+        u1 = u0 + scale * (rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n))
+        u2 = u0 + scale * (rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n))
         X, ok = track(system, sols, u0, u1)
         X, ok2 = track(system, X[ok], u1, u2)
         X, ok3 = track(system, X[ok2], u2, u0)
@@ -250,8 +246,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             quiet = 0
         else:
             quiet += 1
-    return MonodromyResult(sols, u0, loops, paths, "target" if target is not None and len(sols) >= target
-                           else "stall")
+    return MonodromyResult(sols, u0, loops, paths)
 
 
 def trace_test(system: DistanceSystem, points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
@@ -268,7 +263,7 @@ def trace_test(system: DistanceSystem, points: np.ndarray, u0: np.ndarray, rng: 
         clean = True
         for s in svals[1:]:
             X, ok = track(system, points, u0, u0 + s * v)
-            if not ok.all() or len(_new_points(np.zeros((0, system.unknowns)), X)) < len(points):
+            if not ok.all() or len(_new_points(np.zeros((0, system.n + 1)), X)) < len(points):
                 clean = False
                 break
             traces.append(X[:, :system.n].sum(axis=0))

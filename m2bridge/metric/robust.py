@@ -24,7 +24,7 @@ import sympy
 from ..architecture import AttentionNetwork
 from ..errors import ArchitectureError, M2Timeout
 from ..session import Macaulay2
-from .data import DataError, exact_forward
+from .data import DataError, _rational, exact_forward
 from .engine import Count, hypersurface_count
 from . import homotopy
 from .krawczyk import IntervalSystem, distance_enclosure, krawczyk, precision
@@ -53,9 +53,11 @@ class Classifier:
 
 
 def _rationals(a: np.ndarray, digits: int | None = 1) -> np.ndarray:
-    if digits is None:  # exactly: a float is a dyadic rational
+    """Rounded to ``digits`` decimals (as the generated datasets), or exactly (None: a float is a dyadic
+    rational; file data are taken as given)."""
+    if digits is None:
         return np.vectorize(lambda v: Fraction(float(v)), otypes=[object])(a)
-    return np.vectorize(lambda v: Fraction(round(float(v) * 10 ** digits), 10 ** digits), otypes=[object])(a)
+    return _rational(a, digits)
 
 
 def random_classifier(arch: AttentionNetwork, seed: int = 0) -> Classifier:
@@ -257,7 +259,7 @@ def _singular_locus(g: sympy.Expr, ys: list, arch: AttentionNetwork, clf: Classi
 
 def _local_min(system: homotopy.DistanceSystem, x: np.ndarray) -> bool:
     y, lam = x[:system.n].real, float(x[system.n].real)
-    _, dg, H = system._parts(y[None, :].astype(complex))
+    _, dg, H = system.parts(y[None, :].astype(complex))
     dg, H = dg[0].real, H[0].real
     hess = system.G - lam * H
     _, _, vt = np.linalg.svd(dg[None, :])
@@ -286,10 +288,10 @@ def _all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: n
     return pts, f"{method}, tracked to X0", count
 
 
-def _certify(f: sympy.Expr, n: int, pts: np.ndarray, x0: list[Fraction]) -> list:
+def _certify(f: sympy.Expr, n: int, G: list, pts: np.ndarray, x0: list[Fraction]) -> list:
     """A Krawczyk box for every point: real ones (y nearly real) in boxes symmetric about the real space."""
     with precision():
-        interval = IntervalSystem(f, n, [[int(i == j) for j in range(n)] for i in range(n)], x0)
+        interval = IntervalSystem(f, n, G, x0)
     boxes = []
     for x in pts:
         y = x[:n]
@@ -314,20 +316,23 @@ def attack(g: sympy.Expr, n: int, X0: np.ndarray, runs: int, seed: int, radius: 
     for k in range(runs):
         t0 = time.perf_counter()
         x = x0 + 0.3 * rng.standard_normal(n) * max(1.0, np.abs(x0).max())
+
+        def value_and_gradient(x: np.ndarray) -> tuple[float, np.ndarray]:
+            gv, dg = system.value_and_gradient(x[None, :].astype(complex))
+            return float(gv[0].real), dg[0].real
+
         for _ in range(2000):
-            gv = system.g(x[None, :].astype(complex))[0].real
-            dg = system.gradient(x[None, :].astype(complex))[0].real
+            gv, dg = value_and_gradient(x)
             x = x - gv * dg / max(dg @ dg, 1e-300)
             if abs(gv) < 1e-12:
                 break
         for _ in range(3000):  # projected gradient: step toward X0 in the tangent space, back onto g = 0
-            dg = system.gradient(x[None, :].astype(complex))[0].real
+            _, dg = value_and_gradient(x)
             nrm = dg / max(np.linalg.norm(dg), 1e-300)
             step = (x0 - x) - ((x0 - x) @ nrm) * nrm
             x = x + 0.2 * step
             for _ in range(5):
-                gv = system.g(x[None, :].astype(complex))[0].real
-                dg = system.gradient(x[None, :].astype(complex))[0].real
+                gv, dg = value_and_gradient(x)
                 x = x - gv * dg / max(dg @ dg, 1e-300)
             if np.linalg.norm(step) < 1e-10:
                 break
@@ -393,9 +398,9 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
             exact = False
             return None
 
-    x0 = [Fraction(v) for v in X0.ravel()]
     u = np.array([float(v) for v in x0])
     factors: list[dict[str, Any]] = []
+    counts: list[Count] = []  # per factor, beside its dict in ``factors``
     points: list[BoundaryPoint] = []
     fibers, methods = [], []
     all_certified = True
@@ -409,7 +414,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
                           f"unreliable: monodromy found {mono.value} points against {exact_count.value} counted "
                           "modulo primes", exact_count.per_prime, exact_count.seconds + mono.seconds)
         at_x0 = count_exact(f, x0)
-        boxes = _certify(f, n, pts, x0)
+        boxes = _certify(f, n, identity, pts, x0)
         distinct = all(b1.disjoint(b2) for i, b1 in enumerate(boxes) for b2 in boxes[i + 1:])
         decided = all(b.certified and b.real is not None for b in boxes)
         complete = (count.value == len(pts) and count.certificate.startswith(("exact", "trace")) and distinct
@@ -426,16 +431,16 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
         factors.append({"factor": str(f), "degree": int(sympy.Poly(f, *ys).total_degree()), "multiplicity": int(mult),
                         "ed_degree": count.to_dict(), "found_for_X0": len(pts),
                         "count_at_X0": at_x0.to_dict() if at_x0 else None, "all_certified": complete})
+        counts.append(count)
         fibers.append((f, pts))
-    if len(flist) == 1:
-        ed = Count(**{k: v for k, v in factors[0]["ed_degree"].items() if k in ("value", "method", "certificate")})
-        ed = Count(ed.value, ed.method, ed.certificate, {}, factors[0]["ed_degree"]["seconds"])
+    if len(counts) == 1:
+        ed = counts[0]
     else:
-        values = [fa["ed_degree"]["value"] for fa in factors]
-        certs = [fa["ed_degree"]["certificate"] for fa in factors]
-        weakest = next((c for c in certs if not c.startswith(("exact", "trace"))), certs[0])
+        values = [c.value for c in counts]
+        weakest = next((c.certificate for c in counts if not c.certificate.startswith(("exact", "trace"))),
+                       counts[0].certificate)
         ed = Count(None if None in values else sum(values), f"the sum over the {len(flist)} factors",
-                   weakest.split(" (")[0], {}, sum(fa["ed_degree"]["seconds"] for fa in factors))
+                   weakest.split(" (")[0], {}, sum(c.seconds for c in counts))
     complex_count = sum(len(p) for _, p in fibers)
     generic = _generic_count(int(sympy.Poly(reduced, *ys).total_degree()), n, m2, rng, timeout, seed)
     if exact and ed.value is not None and ed.certificate.startswith("exact"):

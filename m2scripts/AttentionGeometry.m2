@@ -34,6 +34,7 @@ export {
     "multiplicationMatrices",
     "hypersurfaceCritical",
     "weightCriticalSystem",
+    "profileCritical",
     "RandomMinor"
     }
 
@@ -300,6 +301,31 @@ hypersurfaceCritical(RingElement, Matrix, List) := Ideal => (g, G, u) -> (
     y := transpose matrix{drop(gens T, 1)};
     v := sub(G, T) * (y - transpose matrix{apply(u, a -> sub(a, T))});
     ideal(gT) + ideal(v - T_0 * transpose diff(matrix{drop(gens T, 1)}, gT)))
+
+-- the critical points of a squared loss on a model c = M(v) a that is linear in the weights a for fixed v, where
+-- the entries of M are linear forms in v (one attention layer: a the entries of A, v those of V).  For fixed v the
+-- best a solves H a = b, H = M^T G M, b = M^T G u, and the least loss is P/Q with Q = det H and
+-- P = det(H | b || b^T | u^T G u): forms of the same degree in v, so the critical points are those of P/Q on
+-- P^(m-1): Q grad P = P grad Q with Q != 0.  On a random chart v = C (1, w) the derivative along the first direction
+-- follows from the others by Euler's formula, and Q != 0 becomes z Q = 1.  In kk[w_1..w_(m-1), z].
+profileCritical = method()
+profileCritical(Matrix, Matrix, List) := Ideal => (M, G, u) -> (
+    Sv := ring M;
+    kk := coefficientRing Sv;
+    m := numgens Sv;
+    w := local w;
+    z := local z;
+    T := kk[apply(m - 1, i -> w_(i + 1)) | {z}];
+    ws := drop(gens T, -1);
+    chart := sub(random(kk^m, kk^m), T) * transpose matrix{{1_T} | ws};
+    MT := (map(T, Sv, flatten entries chart)) M;
+    GT := sub(G, T);
+    uT := transpose matrix{apply(u, a -> sub(a, T))};
+    H := transpose MT * GT * MT;
+    b := transpose MT * GT * uT;
+    P := det((H | b) || (transpose b | transpose uT * GT * uT));
+    Q := det H;
+    ideal(apply(ws, x -> Q * diff(x, P) - P * diff(x, Q))) + ideal(last gens T * Q - 1))
 
 -- for a zero-dimensional ideal C: a monomial basis B of R/C and the matrices of multiplication by each
 -- variable in that basis (column k: the coordinates of y_i * B_k); their common eigenvectors give the points
@@ -820,6 +846,38 @@ Description
 
 doc ///
 Key
+  profileCritical
+  (profileCritical, Matrix, Matrix, List)
+Headline
+  the critical points of a squared loss on a model linear in some weights, the best such weights solved in closed form
+Usage
+  L = profileCritical(M, G, u)
+Inputs
+  M:Matrix
+    n x k, of linear forms in the other weights v: the model is c = M(v) a
+  G:Matrix
+    a symmetric n x n matrix: the inner product
+  u:List
+    the target point, n entries
+Outputs
+  L:Ideal
+    in a new ring kk[w, z]: the critical points of det K / det H (the least loss for fixed v, a ratio of two forms
+    in v of the same degree) on a random affine chart of the projective space of v, with z det H = 1.  When the
+    model is birational onto its image up to the scaling of v, its degree is the number of critical points of the
+    loss on the smooth part of the image's closure, for generic u
+Description
+  Text
+    For one attention layer with the attention-matrix form, a = the entries of A and v = those of V: for d = 3,
+    d' = 1 this leaves two unknowns instead of eleven.
+  Example
+    kk = ZZ/32003;
+    S = kk[b_1, b_2];
+    M = matrix{{b_1, 0}, {b_2, 0}, {0, b_1}, {0, b_2}};
+    degree ideal leadTerm groebnerBasis(profileCritical(M, id_(kk^4), {1, 2, 3, 5}), Strategy => "F4")
+///
+
+doc ///
+Key
   hypersurfaceCritical
   (hypersurfaceCritical, RingElement, Matrix, List)
 Headline
@@ -861,6 +919,14 @@ TEST ///
   R = kk[y_1..y_4];
   F = map(S, R, {a_1*b_1, a_1*b_2, a_2*b_1, a_2*b_2});
   assert(degree ideal leadTerm groebnerBasis(weightCriticalSystem(F, id_(kk^4), {1, 2, 3, 5}), Strategy => "F4") == 2);
+  -- the same rank-1 matrices as M(b) a with M(b) = b (x) I_2: Eckart-Young again, 2
+  T = kk[b_1, b_2];
+  M = matrix{{b_1, 0}, {0, b_1}, {b_2, 0}, {0, b_2}};
+  assert(degree ideal leadTerm groebnerBasis(profileCritical(M, id_(kk^4), {1, 2, 3, 5}), Strategy => "F4") == 2);
+  -- 3 x 3 matrices of rank 1 as b a^T, M(b) = b (x) I_3: binomial(3, 1) = 3
+  T = kk[b_1..b_3];
+  M = matrix table(9, 3, (i, j) -> if i % 3 == j then b_(i // 3 + 1) else 0_T);
+  assert(degree ideal leadTerm groebnerBasis(profileCritical(M, id_(kk^9), {1, 2, 3, 5, 7, 11, 13, 17, 19}), Strategy => "F4") == 3);
 ///
 
 TEST ///

@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import sympy
 
-from ..serialize import to_m2
+from ..serialize import m2_name, symbol_resets, to_m2
 from ..session import Macaulay2
 
 PRIMES = (32003, 1000003)
@@ -130,6 +130,55 @@ def weight_space_count_f4(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2,
                                 f"{_m2_rows(G, n)}), {_m2_list(u)}), Strategy => \"F4\");\n",
                               "weight space on the chart first weight = 1, critical weights removed by z det(J R) = 1, "
                               "F4 Groebner bases (Macaulay2, weightCriticalSystem)")
+
+
+@dataclass
+class ProfileModel:
+    """A parametrization c = M(v) a, linear in the weights a for fixed v, the entries of M linear forms in v."""
+
+    M: list[list[sympy.Expr]]  # n x k
+    linear: list[sympy.Symbol]  # a
+    other: list[sympy.Symbol]  # v
+
+
+def profile_model(param: Any) -> ProfileModel | None:
+    """The model c = M(V) vec(A) of one attention layer with one head in the attention-matrix form (t >= 2), where
+    the generic fiber is the scaling alone (paper, Thm. 3.2): None for any other parametrization."""
+    arch = param.architecture
+    if len(param.layers) != 1 or len(param.layers[0].heads) != 1 or param.layers[0].form != "A" or arch.tokens < 2:
+        return None
+    head = param.layers[0].heads[0]
+    linear = [s for s in head.attention if isinstance(s, sympy.Symbol)]
+    other = [s for s in head.values if isinstance(s, sympy.Symbol)]
+    if len(linear) != len(head.attention) or len(other) != len(head.values) or set(linear + other) != set(param.weights):
+        return None  # a value rank or a fixed entry: not a plain (A, V) layer
+    rows = []
+    for expr in param.reduced:
+        poly = sympy.Poly(sympy.expand(expr), *linear, *other)
+        if any(sum(m[:len(linear)]) != 1 or sum(m[len(linear):]) != 1 for m in poly.monoms()):
+            return None
+        rows.append([sympy.expand(expr).coeff(a) for a in linear])
+    return ProfileModel(rows, linear, other)
+
+
+def profile_count(model: ProfileModel, G: Any, u: Sequence[Any] | None, m2: Macaulay2,
+                  primes: Sequence[int] = F4_PRIMES, timeout: float | None = None, seed: int = 0) -> Count:
+    """Critical points of the loss (c - u)^T G (c - u) on c = M(v) a with the best a solved in closed form
+    (Macaulay2's ``profileCritical``: the critical points of det K / det H in v alone, on a random chart), counted by
+    F4 over each prime; ``u=None``: an independent random point for each prime."""
+    names = [m2_name(str(s)) for s in model.other]
+    n = len(model.M)
+    rows = "{" + ", ".join("{" + ", ".join(to_m2(e) for e in row) + "}" for row in model.M) + "}"
+
+    def code(p: int) -> str:
+        point = f"apply({n}, i -> random(ZZ/{p}))" if u is None else _m2_list(u)
+        return (f"{symbol_resets(names)}\nSv = ZZ/{p}[{', '.join(names)}];\nMm = matrix(Sv, {rows});\n"
+                f"Cc = ideal leadTerm groebnerBasis(profileCritical(Mm, matrix(ZZ/{p}, {_m2_rows(G, n)}), {point}), "
+                "Strategy => \"F4\");\n")
+
+    return _count_over_primes(m2, primes, seed, timeout, code,
+                              "the best A in closed form for each V, critical points of the least loss in V alone on "
+                              "a random chart (Macaulay2's profileCritical), F4 Groebner bases")
 
 
 def weight_space_count(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2, primes: Sequence[int] = PRIMES,

@@ -60,6 +60,7 @@ class DistanceSystem:
         self.exponents = np.array(monomials, dtype=np.int64).reshape(len(monomials), n)
         self.coefficients = C  # columns: g, grad g (n), Hessian (n*n, row major)
         self.degree = int(polys[0].total_degree())
+        self.unknowns = n + 1  # (y, lam); n is the number of parameters u
 
     def g(self, Y: np.ndarray) -> np.ndarray:
         return _monomials(Y, self.exponents) @ self.coefficients[:, 0]
@@ -82,8 +83,8 @@ class DistanceSystem:
         gv, dg, _ = self.parts(Y)
         return np.concatenate([gv[:, None], (Y - U) @ self.G.T - lam[:, None] * dg], axis=1)
 
-    def jacobian(self, X: np.ndarray) -> np.ndarray:
-        """(batch, n+1, n+1): derivatives in (y, lam)."""
+    def jacobian(self, X: np.ndarray, U: np.ndarray | None = None) -> np.ndarray:
+        """(batch, n+1, n+1): derivatives in (y, lam) (the same for every u)."""
         Y, lam = X[:, :self.n], X[:, self.n]
         _, dg, H = self.parts(Y)
         m, n = X.shape[0], self.n
@@ -93,7 +94,7 @@ class DistanceSystem:
         J[:, 1:, n] = -dg
         return J
 
-    def velocity(self, X: np.ndarray, du: np.ndarray) -> np.ndarray:
+    def velocity(self, X: np.ndarray, du: np.ndarray, U: np.ndarray | None = None) -> np.ndarray:
         """dx/dt along u(t) = u_a + t du: J dx = -dF/dt = (0, G du)."""
         rhs = np.zeros((X.shape[0], self.n + 1), dtype=complex)
         rhs[:, 1:] = du @ self.G.T
@@ -107,17 +108,17 @@ def _solve(J: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         return np.einsum("mij,mj->mi", np.linalg.pinv(J), rhs)
 
 
-def newton(system: DistanceSystem, X: np.ndarray, U: np.ndarray, steps: int = 3) -> tuple[np.ndarray, np.ndarray]:
+def newton(system: Any, X: np.ndarray, U: np.ndarray, steps: int = 3) -> tuple[np.ndarray, np.ndarray]:
     """Newton's method at fixed parameters; returns the points and the size of the last correction."""
     corr = np.full(X.shape[0], np.inf)
     for _ in range(steps):
-        dx = _solve(system.jacobian(X), -system.residual(X, U))
+        dx = _solve(system.jacobian(X, U), -system.residual(X, U))
         X = X + dx
         corr = np.abs(dx).max(axis=1)
     return X, corr
 
 
-def track(system: DistanceSystem, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
+def track(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
           min_step: float = 1e-12) -> tuple[np.ndarray, np.ndarray]:
     """Track the solutions X0 at u = ua to u = ub along straight segments (ua, ub: one point, or one per
     row of X0); returns (points, ok flags)."""
@@ -129,17 +130,20 @@ def track(system: DistanceSystem, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray
     h = np.full(m, 0.05)
     ok = np.ones(m, dtype=bool)
     active = np.ones(m, dtype=bool)
+    bound = 1e8 * np.maximum(1.0, np.abs(X).max(axis=1))  # a path past this diverges: stop it as failed
     for _ in range(50000):
         idx = np.nonzero(active)[0]
         if idx.size == 0:
             break
         x, tt, hh, d = X[idx], t[idx], np.minimum(h[idx], 1 - t[idx]), du[idx]
-        k1 = system.velocity(x, d)
-        k2 = system.velocity(x + hh[:, None] / 2 * k1, d)
-        k3 = system.velocity(x + hh[:, None] / 2 * k2, d)
-        k4 = system.velocity(x + hh[:, None] * k3, d)
+        u_t = ua[idx] + tt[:, None] * d
+        u_mid, u_end = u_t + hh[:, None] / 2 * d, u_t + hh[:, None] * d
+        k1 = system.velocity(x, d, u_t)
+        k2 = system.velocity(x + hh[:, None] / 2 * k1, d, u_mid)
+        k3 = system.velocity(x + hh[:, None] / 2 * k2, d, u_mid)
+        k4 = system.velocity(x + hh[:, None] * k3, d, u_end)
         pred = x + hh[:, None] / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-        corr_x, corr = newton(system, pred, ua[idx] + (tt + hh)[:, None] * d, steps=2)
+        corr_x, corr = newton(system, pred, u_end, steps=2)
         scale = np.maximum(1.0, np.abs(corr_x).max(axis=1))
         good = (corr < 1e-8 * scale) & np.isfinite(corr)
         acc = idx[good]
@@ -150,7 +154,7 @@ def track(system: DistanceSystem, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray
         h[rej] = h[rej] / 2
         done = acc[t[acc] >= 1 - 1e-14]
         active[done] = False
-        failed = rej[h[rej] < min_step]
+        failed = np.concatenate([rej[h[rej] < min_step], acc[np.abs(X[acc]).max(axis=1) > bound[acc]]])
         active[failed] = False
         ok[failed] = False
     ok &= ~active
@@ -159,7 +163,7 @@ def track(system: DistanceSystem, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray
     return X, ok
 
 
-def track_all(system: DistanceSystem, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
+def track_all(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
               rng: np.random.Generator) -> np.ndarray:
     """The distinct end points of the solutions X0 tracked from ua to ub; paths that fail on the straight
     segment are tracked again through a random complex midpoint (up to six times)."""
@@ -176,7 +180,7 @@ def track_all(system: DistanceSystem, X0: np.ndarray, ua: np.ndarray, ub: np.nda
         good = ok1 & ok2
         done.append(Y[good])
         left = left[~good]
-    return _new_points(np.zeros((0, system.n + 1)), np.vstack(done))
+    return _new_points(np.zeros((0, system.unknowns)), np.vstack(done))
 
 
 def _new_points(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6) -> np.ndarray:
@@ -215,21 +219,21 @@ def seed(system: DistanceSystem, rng: np.random.Generator) -> tuple[np.ndarray, 
         else:
             Y, ok = track(system, X, u, u0)
             points.append(Y[ok])
-    return _new_points(np.zeros((0, system.n + 1)), np.vstack(points)), u0
+    return _new_points(np.zeros((0, system.unknowns)), np.vstack(points)), u0
 
 
 @dataclass
 class MonodromyResult:
-    points: np.ndarray  # (count, n+1) solutions (y, lam) at u0
+    points: np.ndarray  # (count, unknowns) solutions at u0
     u0: np.ndarray
     loops: int
     paths: int
 
 
-def monodromy(system: DistanceSystem, seed_points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
+def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
               target: int | None = None, stall: int = 10, max_loops: int = 200) -> MonodromyResult:
     """Monodromy loops u0 -> u1 -> u2 -> u0 through random complex parameters from the given solutions."""
-    sols = _new_points(np.zeros((0, system.n + 1)), seed_points)
+    sols = _new_points(np.zeros((0, system.unknowns)), seed_points)
     loops = paths = quiet = 0
     scale = max(1.0, float(np.abs(u0).max()))
     while loops < max_loops and (target is None or len(sols) < target) and quiet < stall:
@@ -263,7 +267,7 @@ def trace_test(system: DistanceSystem, points: np.ndarray, u0: np.ndarray, rng: 
         clean = True
         for s in svals[1:]:
             X, ok = track(system, points, u0, u0 + s * v)
-            if not ok.all() or len(_new_points(np.zeros((0, system.n + 1)), X)) < len(points):
+            if not ok.all() or len(_new_points(np.zeros((0, system.unknowns)), X)) < len(points):
                 clean = False
                 break
             traces.append(X[:, :system.n].sum(axis=0))

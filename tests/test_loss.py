@@ -12,7 +12,7 @@ import sympy
 
 from m2bridge import LightningAttention
 from m2bridge.metric.data import DataError, generate_dataset, load_dataset
-from m2bridge.metric.engine import critical_count, critical_points
+from m2bridge.metric.engine import ProfileModel, critical_count, critical_points, profile_count, profile_model
 
 EYE = lambda n: [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]  # noqa: E731
 
@@ -111,7 +111,81 @@ def test_lagrange_and_weight_space_formulations_agree(m2):
     G = [[Fraction(int(form.G[i, j].p), int(form.G[i, j].q)) for j in range(n)] for i in range(n)]
     lagrange = critical_count(closure.generators, n, G, form.u, m2)
     weights = weight_space_count(param, G, form.u, m2)
-    assert lagrange.value == weights.value == 14
+    profile = profile_count(profile_model(param), G, form.u, m2)
+    assert lagrange.value == weights.value == profile.value == 14
+
+
+def test_profile_and_weight_space_counts_agree_for_two_output_rows(m2):
+    # (2,2): codimension 5, so no Lagrange; the gradient in all weights (F4, critical weights removed by z det(JR) = 1)
+    # against the best A in closed form (V alone), for the data-induced (Kronecker) form and a generic one
+    from m2bridge.exact.compute import parametrization
+    from m2bridge.metric.data import data_form
+    from m2bridge.metric.engine import weight_space_count_f4
+    from m2bridge.metric.loss import _generic_form
+
+    arch = LightningAttention((2, 2), 2, 2)
+    param = parametrization(arch)
+    form = data_form(param, generate_dataset(arch, 5, seed=0, noise=0.5))
+    n = param.ambient_dimension
+    G = [[Fraction(int(form.G[i, j].p), int(form.G[i, j].q)) for j in range(n)] for i in range(n)]
+    Gg, ug = _generic_form(n, np.random.default_rng(4))
+    model = profile_model(param)
+    for g, u in ((G, form.u), (Gg, ug)):
+        weights, profile = weight_space_count_f4(param, g, u, m2), profile_count(model, g, u, m2)
+        assert weights.value == profile.value and profile.certificate.startswith("exact")
+
+
+def _rank_one(rows: int, cols: int) -> ProfileModel:
+    """rows x cols matrices b a^T as M(b) a, M(b) = b (x) I_cols."""
+    b = list(sympy.symbols(f"b_1:{rows + 1}"))
+    a = list(sympy.symbols(f"a_1:{cols + 1}"))
+    M = [[b[i] if j == k else sympy.Integer(0) for k in range(cols)] for i in range(rows) for j in range(cols)]
+    return ProfileModel(M, a, b)
+
+
+def test_profile_counts_of_rank_one_matrices(m2):
+    # Eckart-Young with the Frobenius form: binomial(min(m, n), 1) = min(m, n). For a generic form, the ED degree of
+    # the Segre variety X = P^1 x P^2 (2 x 3 matrices of rank one) is sum_i (-1)^i (2^(4-i) - 1) deg c_i(X) (Draisma
+    # et al. 2016, Thm. 5.4); with c(X) = (1 + h1)^2 (1 + h2)^3 and H = h1 + h2 the degrees are 3, 8, 9, 6, so
+    # 45 - 56 + 27 - 6 = 10
+    u = [Fraction(k * k - 3 * k + 1, 1 + k % 3) for k in range(9)]
+    assert profile_count(_rank_one(2, 3), EYE(6), u[:6], m2).value == 2
+    assert profile_count(_rank_one(3, 3), EYE(9), u, m2).value == 3
+    from m2bridge.metric.loss import _generic_form
+
+    Gg, ug = _generic_form(6, np.random.default_rng(2))
+    assert profile_count(_rank_one(2, 3), Gg, ug, m2).value == 10
+
+
+def test_weight_space_monodromy_finds_every_critical_point_of_two_output_rows(m2):
+    # (2,2) with a teacher: monodromy reaches the exact count, and the teacher's function is a real minimum with zero
+    # loss attained by real weights; every real point is critical on the closure: G (c - u) is normal to the image of
+    # the Jacobian at its weights
+    from m2bridge.exact.compute import parametrization
+    from m2bridge.metric.data import data_form
+    from m2bridge.metric.weight_points import weight_space_points
+    from m2bridge.metric.weights import coordinate_functions
+
+    arch = LightningAttention((2, 2), 2, 2)
+    param = parametrization(arch)
+    form = data_form(param, generate_dataset(arch, 5, seed=0))
+    n = param.ambient_dimension
+    G = [[Fraction(int(form.G[i, j].p), int(form.G[i, j].q)) for j in range(n)] for i in range(n)]
+    model = profile_model(param)
+    count = profile_count(model, G, form.u, m2)
+    found = weight_space_points(model, form.G_float(), form.u_float(), count.value, seed=0)
+    assert found.complete and found.found == count.value == 68
+    best = min(found.points, key=lambda p: p.loss)
+    assert best.loss < 1e-8 and best.kind == "minimum" and best.attained
+    c, dc = coordinate_functions(param)
+    Gf, uf = form.G_float(), form.u_float()
+    for p in found.points:
+        if p.attained:
+            where = dict(zip(model.linear + model.other, p.weights))
+            w = np.array([where[s] for s in param.weights])
+            assert np.allclose(c(w), p.point.real, atol=1e-8 * max(1.0, np.abs(p.point).max()))
+            normal = dc(w).T @ (Gf @ (p.point.real - uf))
+            assert np.abs(normal).max() < 1e-6 * max(1.0, np.abs(Gf @ (p.point.real - uf)).max())
 
 
 def test_two_output_rows_give_a_kronecker_data_form():

@@ -21,8 +21,9 @@ this one tracks in seconds.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import sympy
@@ -231,12 +232,16 @@ class MonodromyResult:
 
 
 def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
-              target: int | None = None, stall: int = 10, max_loops: int = 200) -> MonodromyResult:
-    """Monodromy loops u0 -> u1 -> u2 -> u0 through random complex parameters from the given solutions."""
+              target: int | None = None, stall: int = 10, max_loops: int = 200,
+              seconds: float | None = None, on_loop: Callable[[int], None] | None = None) -> MonodromyResult:
+    """Monodromy loops u0 -> u1 -> u2 -> u0 through random complex parameters from the given solutions (no new loop
+    after ``seconds``; ``on_loop`` gets the number of solutions after each loop)."""
     sols = _new_points(np.zeros((0, system.unknowns)), seed_points)
     loops = paths = quiet = 0
     scale = max(1.0, float(np.abs(u0).max()))
-    while loops < max_loops and (target is None or len(sols) < target) and quiet < stall:
+    stop = None if seconds is None else time.monotonic() + seconds
+    while (loops < max_loops and (target is None or len(sols) < target) and quiet < stall
+           and (stop is None or time.monotonic() < stop)):
         loops += 1
         u1 = u0 + scale * (rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n))
         u2 = u0 + scale * (rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n))
@@ -250,6 +255,8 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             quiet = 0
         else:
             quiet += 1
+        if on_loop is not None:
+            on_loop(len(sols))
     return MonodromyResult(sols, u0, loops, paths)
 
 

@@ -20,7 +20,9 @@ from ..architecture import AttentionNetwork
 from ..errors import ArchitectureError
 from ..session import Macaulay2
 from .data import Dataset, DataForm, data_form
-from .engine import Count, CriticalPoint, critical_points, hypersurface_count, weight_space_count_f4
+from .engine import (Count, CriticalPoint, critical_points, hypersurface_count, profile_count, profile_model,
+                     weight_space_count_f4)
+from .weight_points import weight_space_points
 
 
 @dataclass
@@ -114,7 +116,7 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
                 runs: int = 0, timeout: float | None = None, attain: bool = True,
                 progress: bool = False) -> LossReport:
     """Everything ``m2bridge loss`` prints, for one network and one dataset (see the module docstring)."""
-    from ..exact.compute import default_session, implicitize, parametrization
+    from ..exact.compute import default_session, parametrization
 
     if arch.softmax:
         raise ArchitectureError("softmax attention is not polynomial: the loss's critical points need the exact "
@@ -127,13 +129,61 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
     param = parametrization(arch)
     form = data_form(param, data)
     form.kronecker = _kronecker(param, form)
-    closure = implicitize(arch, m2, timeout=timeout)
-    gens, n = closure.generators, closure.ambient_dimension
+    n = param.ambient_dimension
     G = [[Fraction(int(form.G[i, j].p), int(form.G[i, j].q)) for j in range(n)] for i in range(n)]
     rng = np.random.default_rng(seed + 1)
     Gg, ug = _generic_form(n, rng)
+    model = profile_model(param)
+    if model is not None:  # one plain layer: A in closed form, no implicitization needed
+        count = profile_count(model, G, form.u, m2, timeout=timeout, seed=seed)
+        generic = profile_count(model, Gg, ug, m2, timeout=timeout, seed=seed + 1)
+        at_random_u = profile_count(model, G, None, m2, timeout=timeout, seed=seed + 2)
+        notes = [f"one layer in the attention-matrix form: the generic fiber is the scaling (paper Thm. 3.2; the "
+                 f"Jacobian has rank {_jacobian_rank(param, seed)} = {len(param.weights)} weights - 1 at random "
+                 f"weights), so the closure has dimension {len(param.weights) - 1} in {n} coordinates; for each V the "
+                 "best A is a linear least-squares solution, so the counts need only the unknowns of V",
+                 f"for this G at random targets u: {at_random_u}"]
+        found = weight_space_points(model, form.G_float(), form.u_float(), at_random_u.value, count.value, seed=seed,
+                                    seconds=timeout, progress=progress)
+        real, total = found.points, found.found
+        notes.append(found.note)
+        for p in real:
+            if p.weights is not None:  # (a, v) in the model's order -> the parametrization's
+                where = dict(zip(model.linear + model.other, p.weights))
+                p.weights = [where[s] for s in param.weights]
+        unattained = [p for p in real if not p.attained]
+    else:
+        count, generic, real, total, notes = _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed)
+        unattained = real
+    if attain and unattained:
+        from .weights import attain_points
+
+        attain_points(param, unattained, seed=seed)
+    report = LossReport(arch, data, form, count, generic, real, total, notes=notes)
+    if runs:
+        from .training import train_and_match
+
+        report.training, report.training_summary = train_and_match(param, form, real, runs, seed, progress)
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _jacobian_rank(param, seed: int) -> int:
+    from .weights import coordinate_functions
+
+    _, dc = coordinate_functions(param)
+    return int(np.linalg.matrix_rank(dc(np.random.default_rng(seed + 3).standard_normal(len(param.weights)))))
+
+
+def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed):
+    """The counts from the closure's equations (a hypersurface: Lagrange, and the points from the ideal over QQ), or
+    in weight space when the generic fiber is the scaling; for the layers :func:`profile_model` does not cover."""
+    from ..exact.compute import implicitize
+
+    closure = implicitize(arch, m2, timeout=timeout)
+    gens, n = closure.generators, closure.ambient_dimension
     notes = [f"the closure: {closure}"]
-    if len(gens) == 1:  # a hypersurface: Lagrange on its equation, and the points themselves
+    if len(gens) == 1:
         count = hypersurface_count(gens[0], n, G, form.u, m2, timeout=timeout, seed=seed)
         generic = hypersurface_count(gens[0], n, Gg, ug, m2, timeout=timeout, seed=seed + 1)
         points = critical_points(gens, n, G, form.u, m2, timeout=timeout, seed=seed)
@@ -143,21 +193,10 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
         points = []
         notes.append(f"the closure has codimension {n - closure.dimension}: the counts are taken in weight space "
                      "(fewer unknowns than Lagrange multipliers for its generators); the real critical points are "
-                     "not computed for it yet")
+                     "not computed for this parametrization")
     else:
         raise ArchitectureError(f"the loss's critical points for {arch.label()} are not available yet: its closure "
                                 "is not a hypersurface and its generic fiber is more than the scaling")
     if points and count.value is not None and len(points) != count.value:
         notes.append(f"{len(points)} points from the ideal over QQ against {count.value} counted modulo primes")
-    real = [p for p in points if p.real]
-    if attain:
-        from .weights import attain_points
-
-        attain_points(param, real, seed=seed)
-    report = LossReport(arch, data, form, count, generic, real, len(points), notes=notes)
-    if runs:
-        from .training import train_and_match
-
-        report.training, report.training_summary = train_and_match(param, form, real, runs, seed, progress)
-    report.seconds = time.perf_counter() - t0
-    return report
+    return count, generic, [p for p in points if p.real], len(points), notes

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy
+from tqdm import tqdm
 
 from .engine import CriticalPoint, ProfileModel
 from .homotopy import _new_points, _solve, monodromy, newton, track_all
@@ -83,9 +84,12 @@ class WeightPoints:
 
 
 def weight_space_points(model: ProfileModel, G: np.ndarray, u: np.ndarray, target: int | None,
-                        seed: int = 0, max_loops: int = 60) -> WeightPoints:
-    """The critical points of (c - u)^T G (c - u) on the layer, by monodromy to ``target`` (the exact count) and
-    tracking to u; the real ones with their loss, index and real weights when they have them."""
+                        at_u: int | None = None, seed: int = 0, max_loops: int = 60,
+                        seconds: float | None = None, progress: bool = False) -> WeightPoints:
+    """The critical points of (c - u)^T G (c - u) on the layer: monodromy at a random complex u0 to ``target`` (the
+    exact count for this G at random targets), then tracking to u, where ``at_u`` (the exact count at u) must be
+    reached; the real ones with their loss, index and real weights when they have them. No new monodromy loop starts
+    after ``seconds``."""
     rng = np.random.default_rng(seed + 41)
     m = len(model.other)
     chart = np.linalg.qr(rng.standard_normal((m, m)))[0]
@@ -96,12 +100,15 @@ def weight_space_points(model: ProfileModel, G: np.ndarray, u: np.ndarray, targe
     lam = left @ (rng.standard_normal(left.shape[1]) + 1j * rng.standard_normal(left.shape[1]))
     u0 = c0[0] - np.linalg.solve(system.G, lam)  # x0 is critical for u0
     start, _ = newton(system, x0[None, :], u0[None, :], steps=2)
-    result = monodromy(system, start, u0, rng, target=target, stall=8 if target is None else 25, max_loops=max_loops)
+    with tqdm(total=target, desc="critical points by monodromy", disable=not progress) as bar:
+        result = monodromy(system, start, u0, rng, target=target, stall=8 if target is None else 25,
+                           max_loops=max_loops, seconds=seconds, on_loop=lambda k: bar.update(k - bar.n))
     ends = track_all(system, result.points, u0, np.asarray(u, dtype=complex), rng)
-    complete = target is not None and len(result.points) == target and len(ends) == target
-    note = (f"{len(ends)} complex critical points tracked to the data from {len(result.points)} found by monodromy "
-            f"in weight space ({result.loops} loops, {result.paths} paths)"
-            + ("" if target is None else f"; the exact count is {target}")
+    at_u = target if at_u is None else at_u
+    complete = target is not None and len(result.points) == target and len(ends) == at_u
+    note = (f"{len(ends)} complex critical points at the data, tracked from the {len(result.points)} found by "
+            f"monodromy in weight space at a random complex target ({result.loops} loops, {result.paths} paths)"
+            + ("" if target is None else f"; the exact counts are {target} and {at_u}")
             + ("" if complete else ": some critical points may be missing, so the real ones listed are a subset"))
     return WeightPoints(_real_points(system, ends, np.asarray(u, dtype=float)), len(ends), target,
                         result.loops, result.paths, complete, note)
@@ -126,8 +133,10 @@ def _real_points(system: WeightSystem, ends: np.ndarray, u: np.ndarray) -> list[
         real_weights = bool(np.abs(x.imag).max() < 1e-7 * max(1.0, float(np.abs(x).max())))
         if real_weights:
             H = system.jacobian(xr[None, :].astype(complex), u[None, :].astype(complex))[0].real
-            eig = np.linalg.eigvalsh((H + H.T) / 2)
-            tol = 1e-8 * max(1.0, float(np.abs(eig).max()))
+            R = np.linalg.qr(J[0].real)[1]  # x -> R x: orthonormal coordinates on the tangent space of the closure
+            Rinv = np.linalg.inv(R)
+            eig = np.linalg.eigvalsh(Rinv.T @ ((H + H.T) / 2) @ Rinv)
+            tol = 1e-8 * max(1.0, float(np.abs(eig).max()), float(np.abs(system.G).max()))
             point.index = int((eig < -tol).sum())
             point.degenerate = bool((np.abs(eig) <= tol).any())
             v, a = system.weights(xr)

@@ -19,7 +19,7 @@ import sympy
 from tqdm import tqdm
 
 from .engine import CriticalPoint, ProfileModel
-from .homotopy import _new_points, _solve, monodromy, newton, track_all
+from .homotopy import _solve, monodromy, newton, track_all
 
 
 class WeightSystem:

@@ -63,10 +63,13 @@ def test_paper_report(m2, tmp_path):
     for claim in ("Corollary 3.3", "Theorem 3.2", "Theorem 3.4", "Eq. 14", "Theorem 3.9", "Eq. 16", "Figure 1"):
         assert claim in text
     assert "**Findings**" in text and "dims [2, 2, 2] ranks [1, 2]: computed 8, Eq. 14 gives 9" in text
-    assert (tmp_path / "report.html").read_text().count("<table>") == 9
+    assert (tmp_path / "report.html").read_text().count("<table>") == 10
     assert "Beyond the paper: several heads" in text and "head shift" in text
     assert "Transformer blocks" in text and "Alexander-Hirschowitz" in text and "degree 64" in text
     assert "Training: the loss on the neuromanifold" in text and "exact: 2 primes agree" in text
+    training = text[text.index("## Training"):]
+    assert "| 2 | 1 | 2 | 6 | 5 | 14 (exact) | 14 (exact) |" in training  # Lagrange gives 14 too (test_loss)
+    assert "| 3 | 1 | 2 | 18 |" in training
     robust = text[text.index("## Robustness"):]
     assert "| 2 | 1 | 2 | 1 | 4 | 1, 2 | 3 | 21 |" in robust  # rank-one A, d' = 1: plane + quadric, 1 + 2
     assert "radius" in robust and "certified" in robust and (tmp_path / "robust_discriminant.png").is_file()

@@ -121,12 +121,21 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
     if arch.softmax:
         raise ArchitectureError("softmax attention is not polynomial: the loss's critical points need the exact "
                                 "closure (use a lightning network)")
-    if any(arch.residual):  # checked here: the parametrization of one skip layer is that of the layer without it
-        raise ArchitectureError("the loss with skip connections is not supported yet (the fixed identity part "
-                                "would have to be taken out of the targets): drop --residual / skip")
+    notes: list[str] = []
+    if any(arch.residual):
+        if arch.layers != 1 or not arch.attention_only:
+            raise ArchitectureError("the loss with skip connections is supported for one attention layer only (deeper "
+                                    "skips do not split off as a fixed translation): drop --residual / skip")
+        # X + phi(X): the loss sum |X + phi(X) - Y|^2 is that of phi with the targets Y - X
+        data = Dataset(data.X, data.Y - data.X, data.source + "; the skip connection's identity taken out of the "
+                       "targets (Y - X)", data.rounding, data.teacher)
+        notes.append("skip connection: sum_n |X_n + phi(X_n) - Y_n|^2 = sum_n |phi(X_n) - (Y_n - X_n)|^2, so the "
+                     "loss is that of the layer without it for the targets Y - X: the same critical points, losses "
+                     "and weights")
     t0 = time.perf_counter()
     m2 = m2 or default_session()
-    param = parametrization(arch)
+    inner = arch.replace(residual=False)  # the layer whose closure and weights are computed
+    param = parametrization(inner)
     form = data_form(param, data)
     form.kronecker = _kronecker(param, form)
     n = param.ambient_dimension
@@ -138,7 +147,7 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
         count = profile_count(model, G, form.u, m2, timeout=timeout, seed=seed)
         generic = profile_count(model, Gg, ug, m2, timeout=timeout, seed=seed + 1)
         at_random_u = profile_count(model, G, None, m2, timeout=timeout, seed=seed + 2)
-        notes = [f"one layer in the attention-matrix form: the generic fiber is the scaling (paper Thm. 3.2; the "
+        notes += [f"one layer in the attention-matrix form: the generic fiber is the scaling (paper Thm. 3.2; the "
                  f"Jacobian has rank {_jacobian_rank(param, seed)} = {len(param.weights)} weights - 1 at random "
                  f"weights), so the closure has dimension {len(param.weights) - 1} in {n} coordinates; for each V the "
                  "best A is a linear least-squares solution, so the counts need only the unknowns of V",
@@ -153,7 +162,8 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
                 p.weights = [where[s] for s in param.weights]
         unattained = [p for p in real if not p.attained]
     else:
-        count, generic, real, total, notes = _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed)
+        count, generic, real, total, more = _closure_counts(inner, param, G, Gg, ug, form, m2, timeout, seed)
+        notes += more
         unattained = real
     if attain and unattained:
         from .weights import attain_points

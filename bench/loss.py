@@ -1,7 +1,7 @@
 """The loss's critical points, measured side by side in one run: four formulations of the count (Lagrange
 multipliers on the closure's equations; the gradient in weight space on the scaling chart, saturated or with
 z det(J R) = 1 and F4; and the best A in closed form, V alone, with F4), each over two primes, for data-induced
-and generic forms; then every critical point by monodromy in weight space, and the whole `m2bridge loss` with 20
+and generic forms; the smallest transformer block (attention then an MLP of width 1); then every critical point by monodromy in weight space, and the whole `m2bridge loss` with 20
 training runs per optimizer.
 
 Usage: python bench/loss.py [--quick] [--limit SECONDS]
@@ -19,8 +19,11 @@ from m2bridge import LightningAttention
 from m2bridge.errors import M2Timeout
 from m2bridge.exact.compute import implicitize, parametrization
 from m2bridge.metric.data import data_form, generate_dataset
-from m2bridge.metric.engine import (critical_count, profile_count, profile_model, weight_space_count,
-                                    weight_space_count_f4)
+from m2bridge.architecture import Network
+from m2bridge.layers.attention import Attention
+from m2bridge.layers.mlp import MLP
+from m2bridge.metric.engine import (block_count, critical_count, power_block, profile_count, profile_model,
+                                    weight_space_count, weight_space_count_f4)
 from m2bridge.metric.loss import _generic_form, loss_report
 from m2bridge.metric.weight_points import weight_space_points
 from m2bridge.session import Macaulay2
@@ -65,6 +68,17 @@ def main() -> None:
             wf4 = _timed(lambda: weight_space_count_f4(param, G, u, m2, timeout=args.limit), args.limit)
             pro = _timed(lambda: profile_count(profile_model(param), G, u, m2, timeout=args.limit), args.limit)
             print(f"{str((d, e)):7s} {name:8s} {lag:24s} {wsp:24s} {wf4:24s} {pro:24s}", flush=True)
+    block = Network([Attention(2, 2, d_out=1), MLP(1, 2)], tokens=2)
+    param = parametrization(block)
+    fixed, r = power_block(param)
+    n = param.ambient_dimension
+    form = data_form(param, generate_dataset(block, 12, seed=0, noise=0.5))
+    data_g = [[Fraction(int(form.G[i, j].p), int(form.G[i, j].q)) for j in range(n)] for i in range(n)]
+    gen_g, gen_u = _generic_form(n, np.random.default_rng(1))
+    for name, G, u in (("data", data_g, form.u), ("generic", gen_g, gen_u)):
+        got = _timed(lambda: block_count(fixed, r, G, u, m2, timeout=args.limit), args.limit)
+        print(f"{'block':7s} {name:8s} attention (2,1) then MLP w=1 r=2, {n} coordinates, weights (A, V): {got}",
+              flush=True)
     print("\n== Every critical point for the data: monodromy in weight space to the exact count, tracked to the data ==")
     for (d, e), (param, form) in forms.items():
         n = param.ambient_dimension

@@ -203,3 +203,21 @@ def test_training_on_the_figure1_slice(m2):
     reached = [result.points[k] for k in result.ends if k is not None]
     assert reached and all(result.kind(p) == "minimum" for p in reached)
     assert len(slice_loss_figure(result, grid=24).axes) == 3
+
+
+def test_the_smallest_block_is_counted_with_its_mlp_weights_absorbed():
+    # attention (2,1) then x -> w2 (w1 x)^2: fixing w1 = w2 = 1 keeps the closure (its dimension 5 is computed
+    # independently by implicitization in test_mlp), and a block the absorption does not cover is not taken
+    from m2bridge.architecture import Network
+    from m2bridge.exact.compute import parametrization
+    from m2bridge.layers.attention import Attention
+    from m2bridge.layers.mlp import MLP
+    from m2bridge.metric.engine import power_block
+
+    param = parametrization(Network([Attention(2, 2, d_out=1), MLP(1, 2)], tokens=2))
+    fixed, r = power_block(param)
+    assert r == 2 and len(fixed.weights) == 6 and fixed.ambient_dimension == 18
+    jac = sympy.Matrix(fixed.reduced).jacobian(fixed.weights)
+    point = dict(zip(fixed.weights, [3, -1, 2, 5, 1, -2]))
+    assert jac.subs(point).rank() == 5  # = the block's dimension: 6 weights less the scaling
+    assert power_block(parametrization(Network([Attention(2, 2, d_out=1), MLP(2, 2)], tokens=2))) is None

@@ -166,7 +166,7 @@ def data_form(param: Any, data: Dataset) -> DataForm:
             value = Fraction(1)
             for x, e in zip(x_flat[s], mono):
                 if e:
-                    value *= x ** e
+                    value *= x ** int(e)
             row = entry_rows[(r, j)]
             for k in range(n):
                 if back[i][k]:

@@ -181,6 +181,58 @@ def profile_count(model: ProfileModel, G: Any, u: Sequence[Any] | None, m2: Maca
                               "a random chart (Macaulay2's profileCritical), F4 Groebner bases")
 
 
+@dataclass
+class FixedWeights:
+    """A parametrization with some weights set to 1 (what :func:`weight_space_count_f4` reads of one)."""
+
+    architecture: Any
+    weights: list[sympy.Symbol]
+    reduced: list[sympy.Expr]
+    multigraded: bool = False
+
+    @property
+    def ambient_dimension(self) -> int:
+        return len(self.reduced)
+
+
+def power_block(param: Any) -> tuple[FixedWeights, int] | None:
+    """The smallest transformer block: one attention layer with one output row (one head, attention-matrix form)
+    followed by an MLP of width 1 and degree r, so out_j = w2 w1^r z_j^r. The factor w2 w1^r is absorbed by scaling
+    V (over CC), so the closure is that of (A, V) -> (z_j(A, V)^r)_j: the MLP's weights are set to 1. Its generic
+    fiber is the scaling of (A, V) times V -> zeta V with zeta^r = 1 (paper Thm. 3.2 for the layer; z^r
+    determines z up to an r-th root of unity, the same for every token), so the chart A_11 = 1 meets it in r
+    points. Returns (the fixed parametrization, r), or None."""
+    from ..layers.attention import Attention
+    from ..layers.mlp import MLP
+
+    arch = param.architecture
+    specs = arch.layer_specs
+    if (len(specs) != 2 or not isinstance(specs[0], Attention) or not isinstance(specs[1], MLP) or arch.tokens < 2
+            or specs[0].heads != 1 or specs[0].d_out != 1 or specs[1].width != 1 or specs[1].residual
+            or specs[0].residual or specs[0].causal or specs[0].effective_rank < specs[0].d_in or specs[1].degree < 2):
+        return None
+    mlp = param.weights[-2:]
+    if any(str(s).startswith(("A", "V")) for s in mlp) or len(param.weights) != specs[0].d_in ** 2 + specs[0].d_in + 2:
+        return None
+    fixed = [sympy.expand(e.subs({s: 1 for s in mlp})) for e in param.reduced]
+    return FixedWeights(arch, list(param.weights[:-2]), fixed), specs[1].degree
+
+
+def block_count(fixed: FixedWeights, r: int, G: Any, u: Sequence[Any], m2: Macaulay2, timeout: float | None = None,
+                seed: int = 0) -> Count:
+    """:func:`weight_space_count_f4` on the block with its MLP weights fixed, divided by the r points in which the
+    chart meets a generic fiber (see :func:`power_block`); a count not divisible by r is reported as unreliable."""
+    raw = weight_space_count_f4(fixed, G, u, m2, timeout=timeout, seed=seed)
+    if raw.value is None:
+        return raw
+    per_prime = {p: v // r for p, v in raw.per_prime.items()}
+    ok = raw.certificate.startswith("exact") and all(v % r == 0 for v in raw.per_prime.values())
+    return Count(raw.value // r, raw.method + f"; {raw.value} weight-space solutions / {r} (the chart A_11 = 1 meets a "
+                 f"generic fiber in {r} points: V -> zeta V, zeta^{r} = 1)",
+                 raw.certificate if ok else f"unreliable: {raw.value} solutions, not a multiple of {r}",
+                 per_prime, raw.seconds)
+
+
 def weight_space_count(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2, primes: Sequence[int] = PRIMES,
                        timeout: float | None = None, seed: int = 0) -> Count:
     """The same count in weight space (Macaulay2's ``weightCritical``: the gradient of the loss on the chart where

@@ -20,8 +20,8 @@ from ..architecture import AttentionNetwork
 from ..errors import ArchitectureError
 from ..session import Macaulay2
 from .data import Dataset, DataForm, data_form
-from .engine import (Count, CriticalPoint, critical_points, hypersurface_count, profile_count, profile_model,
-                     weight_space_count_f4)
+from .engine import (Count, CriticalPoint, block_count, critical_points, hypersurface_count, power_block,
+                     profile_count, profile_model, weight_space_count_f4)
 from .weight_points import weight_space_points
 
 
@@ -78,7 +78,9 @@ class LossReport:
                  f"  critical points of the loss on the smooth part of the closure (complex): {self.ed_degree}",
                  f"  generic ED degree (random positive definite G): {self.generic_ed_degree}",
                  f"  data against generic: {self.comparison()}",
-                 f"  real critical points: {len(self.points)} of {self.all_points} complex"]
+                 f"  real critical points: {len(self.points)} of {self.all_points} complex" if self.all_points
+                 or not self.ed_degree.value else "  real critical points: not computed for this network (see the "
+                 "notes)"]
         for k, p in enumerate(sorted(self.points, key=lambda q: q.loss), start=1):
             attained = ("attained by real weights" if p.attained else "not attained by real weights found"
                         if p.attained is False else "attainment not checked")
@@ -134,7 +136,7 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
                      "and weights")
     t0 = time.perf_counter()
     m2 = m2 or default_session()
-    inner = arch.replace(residual=False)  # the layer whose closure and weights are computed
+    inner = arch.replace(residual=False) if any(arch.residual) else arch  # the network computed on
     param = parametrization(inner)
     form = data_form(param, data)
     form.kronecker = _kronecker(param, form)
@@ -190,6 +192,15 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed):
     in weight space when the generic fiber is the scaling; for the layers :func:`profile_model` does not cover."""
     from ..exact.compute import implicitize
 
+    block = power_block(param)
+    if block is not None:  # attention then an MLP of width 1: the MLP's weights are absorbed by V
+        fixed, r = block
+        count = block_count(fixed, r, G, form.u, m2, timeout=timeout, seed=seed)
+        generic = block_count(fixed, r, Gg, ug, m2, timeout=timeout, seed=seed + 1)
+        return count, generic, [], 0, [
+            f"attention then an MLP of width 1 and degree {r}: out_j = w2 w1^{r} z_j^{r}, and w2 w1^{r} is absorbed by "
+            "scaling V, so the counts are taken in the weights (A, V) with the MLP's set to 1; the real critical "
+            "points are not computed for it"]
     closure = implicitize(arch, m2, timeout=timeout)
     gens, n = closure.generators, closure.ambient_dimension
     notes = [f"the closure: {closure}"]

@@ -171,7 +171,8 @@ def test_weight_space_monodromy_finds_every_critical_point_of_a_skip_layer(m2):
     arch = LightningAttention((2, 2), 2, 2, residual=True)
     report = loss_report(arch, generate_dataset(arch, 5, seed=0), m2, seed=0)
     assert report.ed_degree.value == report.all_points == 68 and report.ed_degree.certificate.startswith("exact")
-    assert "the exact counts are 68 and 68" in report.notes[-1] and "missing" not in report.notes[-1]
+    assert "the exact count is 68" in report.notes[-1] and "trace test" in report.notes[-1]
+    assert "passes" in report.notes[-1] and "missing" not in report.notes[-1]
     assert any("Y - X" in n for n in report.notes)
     best = min(report.points, key=lambda p: p.loss)
     assert best.loss < 1e-8 and best.kind == "minimum" and best.attained and report.realizable
@@ -221,3 +222,33 @@ def test_the_smallest_block_is_counted_with_its_mlp_weights_absorbed():
     point = dict(zip(fixed.weights, [3, -1, 2, 5, 1, -2]))
     assert jac.subs(point).rank() == 5  # = the block's dimension: 6 weights less the scaling
     assert power_block(parametrization(Network([Attention(2, 2, d_out=1), MLP(2, 2)], tokens=2))) is None
+
+
+def test_the_weight_space_trace_test_certifies_the_monodromy_and_rejects_a_subset(m2):
+    # (2,1): monodromy without the exact count stops by its stall rule; the trace test in the coordinates c must pass
+    # on all 14 points (the count of Lagrange on the quartic, test above) and fail when one is left out
+    from m2bridge.exact.compute import parametrization
+    from m2bridge.metric.data import data_form
+    from m2bridge.metric.homotopy import trace_test
+    from m2bridge.metric.weight_points import WeightSystem, weight_space_points
+
+    arch = LightningAttention((2, 1), 2, 2)
+    param = parametrization(arch)
+    form = data_form(param, generate_dataset(arch, 5, seed=1, noise=0.3))
+    model = profile_model(param)
+    found = weight_space_points(model, form.G_float(), form.u_float(), None, seed=2)
+    assert found.traced and found.complete and found.found == 14
+    rng = np.random.default_rng(5)
+    system = WeightSystem(model, form.G_float(), np.linalg.qr(rng.standard_normal((2, 2)))[0])
+    x0 = rng.standard_normal(system.unknowns) + 0j
+    # 14 solutions at a random complex u0 from the stored ones: track the data's points back to u0
+    from m2bridge.metric.homotopy import monodromy, newton
+
+    c0, J0 = system.parts(x0[None, :])
+    normal = np.linalg.svd(J0[0].T)[2][system.unknowns:].conj().T
+    u0 = c0[0] - np.linalg.solve(system.G, normal @ (rng.standard_normal(normal.shape[1]) * (1 + 1j)))
+    start, _ = newton(system, x0[None, :], u0[None, :])
+    points = monodromy(system, start, u0, rng, target=14).points
+    coords = lambda X: system.parts(X)[0]  # noqa: E731
+    assert len(points) == 14 and trace_test(system, points, u0, rng, coordinates=coords)[0]
+    assert not trace_test(system, points[1:], u0, rng, coordinates=coords)[0]

@@ -260,16 +260,18 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     return MonodromyResult(sols, u0, loops, paths)
 
 
-def trace_test(system: DistanceSystem, points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
-               tries: int = 3) -> tuple[bool, float]:
-    """Whether the y-trace of ``points`` (solutions at u0) is affine along a random complex line u0 + s v, and the
-    relative deviation from affine. A line on which a path fails or two paths end at the same point (a path
-    jumped) says nothing: another random line is tried, up to ``tries``; (False, inf) if none is clean."""
+def trace_test(system: Any, points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
+               tries: int = 3, coordinates: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[bool, float]:
+    """Whether the trace of ``points`` (solutions at u0) is affine along a random complex line u0 + s v, and the
+    relative deviation from affine; the trace of ``coordinates(points)`` (default: the first n unknowns, y). A line
+    on which a path fails or two paths end at the same point (a path jumped) says nothing: another random line is
+    tried, up to ``tries``; (False, inf) if none is clean."""
+    coords = coordinates or (lambda X: X[:, :system.n])
     best = float("inf")
     for _ in range(tries):
         v = rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n)
         v *= max(1.0, float(np.abs(u0).max())) / np.abs(v).max()
-        traces = [points[:, :system.n].sum(axis=0)]
+        traces = [coords(points).sum(axis=0)]
         svals = [0.0, 0.37 + 0.21j, -0.29 + 0.44j]
         clean = True
         for s in svals[1:]:
@@ -277,11 +279,11 @@ def trace_test(system: DistanceSystem, points: np.ndarray, u0: np.ndarray, rng: 
             if not ok.all() or len(_new_points(np.zeros((0, system.unknowns)), X)) < len(points):
                 clean = False
                 break
-            traces.append(X[:, :system.n].sum(axis=0))
+            traces.append(coords(X).sum(axis=0))
         if not clean:
             continue
         predicted = traces[0] + (traces[1] - traces[0]) * svals[2] / svals[1]
-        size = max(1.0, float(np.abs(points[:, :system.n]).sum()))
+        size = max(1.0, float(np.abs(coords(points)).sum()))
         best = float(np.abs(traces[2] - predicted).max()) / size
         return best < 1e-7, best
     return False, best

@@ -19,7 +19,7 @@ import sympy
 from tqdm import tqdm
 
 from .engine import CriticalPoint, ProfileModel
-from .homotopy import _solve, monodromy, newton, track_all
+from .homotopy import _solve, monodromy, newton, trace_test, track_all
 
 
 class WeightSystem:
@@ -81,6 +81,7 @@ class WeightPoints:
     paths: int
     complete: bool
     note: str
+    traced: bool = False  # the trace test passed
 
 
 def weight_space_points(model: ProfileModel, G: np.ndarray, u: np.ndarray, target: int | None,
@@ -103,16 +104,20 @@ def weight_space_points(model: ProfileModel, G: np.ndarray, u: np.ndarray, targe
     with tqdm(total=target, desc="critical points by monodromy", disable=not progress) as bar:
         result = monodromy(system, start, u0, rng, target=target, stall=8 if target is None else 25,
                            max_loops=max_loops, seconds=seconds, on_loop=lambda k: bar.update(k - bar.n))
+    traced, deviation = trace_test(system, result.points, u0, rng, coordinates=lambda X: system.parts(X)[0])
     ends = track_all(system, result.points, u0, np.asarray(u, dtype=complex), rng)
-    at_u = target if at_u is None else at_u
-    complete = target is not None and len(result.points) == target and len(ends) == at_u
-    note = (f"{len(ends)} complex critical points at the data, tracked from the {len(result.points)} found by "
-            f"monodromy in weight space at a random complex target ({result.loops} loops, {result.paths} paths)"
-            + ("" if target is None else f"; the exact counts are {target} and {at_u}")
+    found = len(result.points)
+    complete = (found == target or (target is None and traced)) and (at_u is None or len(ends) == at_u)
+    if target is None:
+        at_u = found
+    how = (f"the exact count is {target}" if target is not None else "no exact count") + (
+        f"; the trace test (the sum of the points c along a random complex line of targets is affine) "
+        + ("passes" if traced else "fails") + f", deviation {deviation:.1e}")
+    note = (f"{len(ends)} complex critical points at the data, tracked from the {found} found by monodromy in weight "
+            f"space at a random complex target ({result.loops} loops, {result.paths} paths); {how}"
             + ("" if complete else ": some critical points may be missing, so the real ones listed are a subset"))
     return WeightPoints(_real_points(system, ends, np.asarray(u, dtype=float)), len(ends), target,
-                        result.loops, result.paths, complete, note)
-
+                        result.loops, result.paths, complete, note, traced)
 
 
 def _real_points(system: WeightSystem, ends: np.ndarray, u: np.ndarray) -> list[CriticalPoint]:

@@ -111,7 +111,7 @@ def weight_space_points(model: ProfileModel, G: np.ndarray, u: np.ndarray, targe
     if target is None:
         at_u = found
     how = (f"the exact count is {target}" if target is not None else "no exact count") + (
-        f"; the trace test (the sum of the points c along a random complex line of targets is affine) "
+        "; the trace test (the sum of the points c along a random complex line of targets is affine) "
         + ("passes" if traced else "fails") + f", deviation {deviation:.1e}")
     note = (f"{len(ends)} complex critical points at the data, tracked from the {found} found by monodromy in weight "
             f"space at a random complex target ({result.loops} loops, {result.paths} paths); {how}"

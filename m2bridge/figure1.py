@@ -109,6 +109,16 @@ def _pieces(points: np.ndarray, keep: np.ndarray) -> np.ndarray:
     return np.where(keep[:, None], points, np.nan)
 
 
+def box_axes(ax) -> None:
+    """The slice's box [-BOX, BOX]^3, its axis names and the view of the paper's figure, on a 3D matplotlib axis."""
+    for setter in (ax.set_xlim, ax.set_ylim, ax.set_zlim):
+        setter(-BOX, BOX)
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    ax.set_zlabel("z")
+    ax.view_init(elev=22, azim=-55)
+
+
 def figure1(out: str | Path = "figure1.png", seed: int = 0, grid: int = 64) -> dict[str, Any]:
     """Figure 1: the d=2, d'=1 neuromanifold in a 3-dimensional affine slice, as a shaded surface.
 
@@ -139,12 +149,7 @@ def figure1(out: str | Path = "figure1.png", seed: int = 0, grid: int = 64) -> d
     real, closure = _pieces(mesh.line, mesh.line_in_real_image), _pieces(mesh.line, ~mesh.line_in_real_image)
     ax.plot(*real.T, "-", color="gold", linewidth=2.5, label="singular, in the real image")
     ax.plot(*closure.T, ":", color="black", linewidth=2, label="singular, only in the Zariski closure")
-    for setter in (ax.set_xlim, ax.set_ylim, ax.set_zlim):
-        setter(-BOX, BOX)
-    ax.set_xlabel("x")
-    ax.set_ylabel("y")
-    ax.set_zlabel("z")
-    ax.view_init(elev=22, azim=-55)
+    box_axes(ax)
     ax.set_title(f"d=2, d'=1 neuromanifold, slice {mesh.slice_text.split(', ')[1]}", fontsize=9)
     ax.legend(loc="upper left", fontsize=7)
     fig.tight_layout()

@@ -148,7 +148,7 @@ def slice_loss_figure(result: SliceLoss, grid: int = 56):
     from matplotlib import cm
     from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
-    from ..figure1 import BOX, slice_mesh
+    from ..figure1 import BOX, box_axes, slice_mesh
 
     if (result.r, result.c) != (1, 1):
         raise ValueError("the picture is drawn on the paper's slice r = c = 1")
@@ -173,12 +173,7 @@ def slice_loss_figure(result: SliceLoss, grid: int = 56):
                     label=f"{kind} ({len(pts)})")
     ax.plot(*result.target[:, None], "P", color="magenta", markersize=10, markeredgecolor="black",
             linestyle="none", label="target u")
-    for setter in (ax.set_xlim, ax.set_ylim, ax.set_zlim):
-        setter(-BOX, BOX)
-    ax.set_xlabel("x")
-    ax.set_ylabel("y")
-    ax.set_zlabel("z")
-    ax.view_init(elev=22, azim=-55)
+    box_axes(ax)
     ax.set_title("the slice surface (grey: not in the real image), shaded by the loss", fontsize=9)
     ax.legend(loc="upper left", fontsize=7)
     # the same in the weights: the loss landscape over (a11, v1), v2 = 1

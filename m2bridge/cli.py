@@ -249,7 +249,8 @@ def _implicit_linear(args: argparse.Namespace) -> int:
         trunc = complete_ideal(arch, m2, limit=args.max_degree or 8, progress=progress)
     else:
         trunc = truncated_ideal(arch, args.max_degree, field=args.field, generators=keep, progress=progress,
-                                partial_on_timeout=True)
+                                partial_on_timeout=True, workers=args.workers, scheduler=args.scheduler,
+                                bar=not args.json, connect_timeout=args.connect_timeout)
         if m2 is not None and trunc.interrupted is None:
             certify(trunc, m2, completeness=args.certify)
     if args.generators_out:
@@ -468,6 +469,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-certify", action="store_true",
                    help="with --max-degree: skip Macaulay2 (the closure's degree is then not computed)")
     p.add_argument("--verbose", action="store_true", help="print progress, degree by degree, on stderr")
+    p.add_argument("--workers", type=_positive_int, default=None,
+                   help="with --max-degree: local worker processes for the weight blocks (default: every core; 1: "
+                        "none); the results do not depend on it")
+    p.add_argument("--scheduler", default=None,
+                   help="with --max-degree: solve the weight blocks on a Dask distributed scheduler (tcp://host:8786)")
+    p.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="seconds to wait for the Dask scheduler (default 10)")
     p.set_defaults(func=cmd_implicit)
 
     for name, fn, helptext in (("singular", "singular_locus", "singular locus of the closure, decomposed (exact)"),

@@ -32,6 +32,7 @@ import sympy
 from ..architecture import AttentionNetwork
 from ..errors import ArchitectureError, RunTimeout
 from ..session import check_field
+from .block_pool import BlockPool, peak_memory_mb
 from .grading import CoordinateMap, Monomial, coordinate_symmetries, finest_grading, identity_map
 
 Vector = dict[Monomial, int]  # a polynomial in y: sorted index tuple -> integer coefficient
@@ -307,14 +308,20 @@ def _coordinate_polys(param) -> list[dict[Monomial, int]]:
 
 def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", generators: bool = False,
                     symmetry: bool = True, progress: Callable[[str], None] | None = None,
-                    partial_on_timeout: bool = False, time_limit: float | None = None) -> TruncatedIdeal:
+                    partial_on_timeout: bool = False, time_limit: float | None = None,
+                    workers: int | None = 1, scheduler: Any = None, bar: bool = False,
+                    connect_timeout: float = 10.0) -> TruncatedIdeal:
     """Dimensions, Hilbert function and minimal generator counts of the closure's ideal up to ``max_degree``
     (the generators themselves with ``generators=True``); ``symmetry=False`` solves every block.
 
     ``partial_on_timeout``: a :class:`~m2bridge.errors.RunTimeout` or Ctrl-C during degree k returns the
     result through degree k - 1, with ``interrupted`` saying why (raised again when nothing was done).
     ``time_limit`` (seconds) stops the same way, keeping in ``partial_degree`` (degree, estimated seconds for
-    all of it, share of its work done) what it knows of the unfinished degree."""
+    all of it, share of its work done) what it knows of the unfinished degree.
+
+    ``workers`` (None: every core) local processes, or a Dask ``scheduler`` (address or Client), solve the blocks of
+    the degrees with at least PARALLEL_MIN_BLOCKS of them (:mod:`.block_pool`); the results do not depend on
+    either. ``bar``: a progress bar of the blocks on stderr."""
     from .compute import parametrization
 
     if isinstance(max_degree, bool) or int(max_degree) != max_degree or max_degree < 1:
@@ -340,17 +347,52 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
             got = cache[mono] = pullback(mono[:-1]) * ys[mono[-1]]
         return got
 
+    stop_at = None if time_limit is None else t0 + time_limit
+    pool = BlockPool(workers, scheduler, connect_timeout) if scheduler is not None or workers != 1 else None
+    spec = (repr(arch) + field, coords, len(param.weights), field)
+    stopped = True
+    try:
+        out = _degrees(arch, max_degree, n, weight_arr, syms, pullback, linear, weights, generators, stop_at, pool,
+                       spec, bar, cache, partial_on_timeout, progress, t0)
+        stopped = out[-1] is not None
+    finally:
+        if pool is not None:
+            pool.close(wait=not stopped)
+    (max_degree, hilbert, ideal_dims, gen_counts, gens_out, total_blocks, total_solved, degree_seconds, partial,
+     interrupted) = out
+    notes = []
+    if pool is not None and pool.used:
+        notes.append(f"blocks of degrees with at least {PARALLEL_MIN_BLOCKS} of them solved by {pool.where}; peak "
+                     f"memory {peak_memory_mb():.0f} MiB (this process or one worker)")
+    if syms:
+        notes.append("blocks exchanged by the coordinate symmetries (" + "; ".join(s for s, _ in syms)
+                     + ") were solved once per orbit")
+    if field != "QQ":
+        notes.append(f"over {field}: the closure of the image mod p; its ideal dimensions are at least those over QQ")
+    return TruncatedIdeal(arch, max_degree, n, hilbert, ideal_dims, gen_counts, total_blocks, total_solved,
+                          [s for s, _ in syms], weight_arr.shape[1], time.perf_counter() - t0, field,
+                          gens_out, notes=notes, interrupted=interrupted, degree_seconds=degree_seconds,
+                          partial_degree=partial)
+
+
+def _degrees(arch, max_degree, n, weight_arr, syms, pullback, linear, weights, generators, stop_at, pool, spec,
+             bar, cache, partial_on_timeout, progress, t0):
+    """The loop over the degrees of :func:`truncated_ideal`."""
+    from tqdm import tqdm
+
     hilbert, ideal_dims, gen_counts = [1], [0], {}
     gens_out: dict[int, list[Vector]] | None = {} if generators else None
     lower: _Degree | None = None
     total_blocks = total_solved = 0
     interrupted, degree_seconds, partial = None, [], None
-    stop_at = None if time_limit is None else t0 + time_limit
     for k in range(1, max_degree + 1):
         tk = time.perf_counter()
         try:
             level = _Degree(k, n, weight_arr, syms)
-            dim_ideal, gens_k, kept = _solve_degree(level, lower, pullback, linear, weights, generators, stop_at)
+            with tqdm(total=len(level.representatives), desc=f"degree {k} blocks", disable=not bar,
+                      leave=False, delay=2.0) as blocks:
+                dim_ideal, gens_k, kept = _solve_degree(level, lower, pullback, linear, weights, generators,
+                                                        stop_at, pool, spec, blocks)
         except _Stopped as exc:
             spent = time.perf_counter() - tk
             estimate = spent - exc.solving + (exc.solving / exc.done if exc.done > 0.02 else exc.solving * 50)
@@ -380,16 +422,8 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
         if progress is not None:
             progress(f"degree {k}: {dim_ideal} in the ideal, {gens_k} new generators, "
                      f"{time.perf_counter() - t0:.1f} s")
-    notes = []
-    if syms:
-        notes.append("blocks exchanged by the coordinate symmetries (" + "; ".join(s for s, _ in syms)
-                     + ") were solved once per orbit")
-    if field != "QQ":
-        notes.append(f"over {field}: the closure of the image mod p; its ideal dimensions are at least those over QQ")
-    return TruncatedIdeal(arch, max_degree, n, hilbert, ideal_dims, gen_counts, total_blocks, total_solved,
-                          [s for s, _ in syms], weight_arr.shape[1], time.perf_counter() - t0, field,
-                          gens_out, notes=notes, interrupted=interrupted, degree_seconds=degree_seconds,
-                          partial_degree=partial)
+    return (max_degree, hilbert, ideal_dims, gen_counts, gens_out, total_blocks, total_solved, degree_seconds,
+            partial, interrupted)
 
 
 class _Stopped(Exception):
@@ -400,31 +434,53 @@ class _Stopped(Exception):
         self.done, self.solving = done, solving
 
 
+PARALLEL_MIN_BLOCKS = 64  # a degree with fewer blocks to solve runs in this process (workers cost a start-up)
+
+
 def _solve_degree(level: "_Degree", lower: "_Degree | None", pullback, linear: "_Linear",
-                  weights: list[tuple[int, ...]], generators: bool,
-                  stop_at: float | None = None) -> tuple[int, int, list[Vector]]:
-    """The ideal's dimension and the number of new minimal generators in one degree (and those generators)."""
+                  weights: list[tuple[int, ...]], generators: bool, stop_at: float | None = None,
+                  pool: BlockPool | None = None, spec: tuple | None = None,
+                  bar: Any = None) -> tuple[int, int, list[Vector]]:
+    """The ideal's dimension and the number of new minimal generators in one degree (and those generators); with
+    a ``pool``, the blocks are solved by its workers (in the same order, so with the same results)."""
     dim_ideal, gens_k, kept = 0, 0, []
-    work = [len(level.block_rows[r]) ** 3 for r in level.representatives]
+    reps = level.representatives
+    work = [len(level.block_rows[r]) ** 3 for r in reps]
     started = time.perf_counter()
-    for i, rep in enumerate(level.representatives):
+
+    def products(rep: int) -> list[Vector]:
+        return lower.products(level.weight[rep], weights) if lower is not None else []
+
+    if pool is not None and len(reps) >= PARALLEL_MIN_BLOCKS:
+        results = pool.run(spec, level.k, ((level.monomials(r), products(r)) for r in reps), generators)
+    else:
+        def serial():
+            for rep in reps:
+                monos = level.monomials(rep)
+                kernel = _block_kernel(monos, pullback, linear)
+                if not kernel:
+                    yield kernel, [] if generators else None, 0
+                elif generators:
+                    chosen = _new_generators(products(rep), kernel, monos, linear)
+                    yield kernel, chosen, len(chosen)
+                else:
+                    rows = _dense_rows(products(rep), monos)
+                    yield kernel, None, len(kernel) - linear.rank(rows, len(monos), upper=len(kernel))
+
+        results = serial()
+    for i, (rep, (kernel, chosen, new)) in enumerate(zip(reps, results)):
         if stop_at is not None and time.perf_counter() > max(stop_at, started + 1.0):  # 1 s to measure the rate
             raise _Stopped(sum(work[:i]) / sum(work), time.perf_counter() - started)
-        monos = level.monomials(rep)
-        kernel = _block_kernel(monos, pullback, linear)
-        size = level.orbit_size[rep]
+        if bar is not None:
+            bar.update()
         if not kernel:
             continue
+        size = level.orbit_size[rep]
         level.kernels[rep] = kernel
         dim_ideal += len(kernel) * size
-        products = lower.products(level.weight[rep], weights) if lower is not None else []
-        if generators:
-            chosen = _new_generators(products, kernel, monos, linear)
-            gens_k += len(chosen) * size
+        gens_k += new * size
+        if chosen:
             kept.extend(level.transport(rep, chosen))
-        else:
-            rows = _dense_rows(products, monos)
-            gens_k += (len(kernel) - linear.rank(rows, len(monos), upper=len(kernel))) * size
     return dim_ideal, gens_k, kept
 
 
@@ -432,6 +488,7 @@ class _Degree:
     """The degree-k monomials grouped into weight blocks, the blocks into orbits of the symmetries."""
 
     def __init__(self, k: int, n: int, weight_arr: np.ndarray, syms: list[tuple[str, CoordinateMap]]):
+        self.k = k
         combos = np.fromiter(itertools.chain.from_iterable(itertools.combinations_with_replacement(range(n), k)),
                              dtype=np.int32).reshape(-1, k)
         block_weights, inverse = np.unique(weight_arr[combos].sum(axis=1), axis=0, return_inverse=True)

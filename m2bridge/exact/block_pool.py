@@ -1,0 +1,126 @@
+"""Solving the weight blocks of one degree in parallel: local worker processes or a Dask cluster.
+
+The blocks of a degree are independent: each one's kernel needs only its monomials (pulled back to the
+weights by the worker itself, from the coordinates' polynomials) and, for its minimal generators, the
+products of the lower degree's ideal that land in it (computed by the caller, which holds that ideal). A
+:class:`BlockPool` sends the blocks in order with a bounded number in flight (memory stays bounded: no
+degree's whole list of matrices is held at once) and returns the results in that same order, so a run gives
+the same counts, Hilbert function and generators whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import deque
+from typing import Any, Iterable, Iterator
+
+import flint
+
+from .grading import Monomial
+
+Vector = dict[Monomial, int]
+Task = tuple[list[Monomial], list[Vector]]  # a block's monomials, the lower ideal's products in it
+Result = tuple[list[Vector], list[Vector] | None, int]  # kernel, chosen generators (or None), new generators
+
+_STATE: dict[tuple, dict[str, Any]] = {}  # per worker process: the pull-back of each problem
+
+
+def solve_block(spec: tuple, k: int, monos: list[Monomial], products: list[Vector], generators: bool) -> Result:
+    """One block in a worker: the kernel of the pull-back on its monomials, and its new minimal generators (the
+    vectors with ``generators``, else only their number)."""
+    from .truncated import _block_kernel, _dense_rows, _Linear, _new_generators
+
+    key, coords, nweights, field = spec
+    state = _STATE.get(key)
+    if state is None:
+        ctx = flint.fmpz_mpoly_ctx.get(("w", nweights), "lex")
+        state = _STATE[key] = {"ys": [ctx.from_dict(c) for c in coords], "cache": {(): ctx.from_dict({}) + 1},
+                               "linear": _Linear(field), "degree": 0}
+    cache, ys = state["cache"], state["ys"]
+    if k != state["degree"]:  # keep only degree k - 1 and below what this degree's products reuse
+        for mono in [m for m in cache if m and len(m) < k - 1]:
+            del cache[mono]
+        state["degree"] = k
+
+    def pullback(mono: Monomial):
+        got = cache.get(mono)
+        if got is None:
+            got = cache[mono] = pullback(mono[:-1]) * ys[mono[-1]]
+        return got
+
+    linear = state["linear"]
+    kernel = _block_kernel(monos, pullback, linear)
+    if not kernel:
+        return kernel, [] if generators else None, 0
+    if generators:
+        chosen = _new_generators(products, kernel, monos, linear)
+        return kernel, chosen, len(chosen)
+    rows = _dense_rows(products, monos)
+    return kernel, None, len(kernel) - linear.rank(rows, len(monos), upper=len(kernel))
+
+
+class BlockPool:
+    """Local worker processes (``workers``, default every core) or a Dask cluster (``scheduler``: an address or a
+    ``dask.distributed.Client``); started on first use, closed by :meth:`close`."""
+
+    def __init__(self, workers: int | None = None, scheduler: Any = None, connect_timeout: float = 10.0):
+        self.workers = workers or os.cpu_count() or 1
+        self.scheduler = scheduler
+        self.connect_timeout = connect_timeout
+        self._pool = self._client = None
+        self.used = False  # whether any block went to the workers
+
+    @property
+    def where(self) -> str:
+        if self.scheduler is not None:
+            return "a Dask cluster"
+        return f"{self.workers} local worker process{'es' if self.workers > 1 else ''}"
+
+    def _submit(self, *args: Any):
+        self.used = True
+        if self.scheduler is not None:
+            if self._client is None:
+                from ..compare import _connect
+
+                self._client = _connect(self.scheduler, self.connect_timeout)
+            return self._client.submit(solve_block, *args, pure=False, retries=2)  # a lost worker: retried
+        if self._pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            from ..compare import _ignore_sigint
+
+            start = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(start),
+                                             initializer=_ignore_sigint)
+        return self._pool.submit(solve_block, *args)
+
+    def run(self, spec: tuple, k: int, tasks: Iterable[Task], generators: bool) -> Iterator[Result]:
+        """The results of ``tasks``, in their order, with at most twice the workers' number of blocks in flight."""
+        window = 2 * (self.workers if self.scheduler is None else max(self.workers, 8))
+        pending: deque = deque()
+        for monos, products in tasks:
+            pending.append(self._submit(spec, k, monos, products, generators))
+            if len(pending) >= window:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+    def close(self, wait: bool = True) -> None:
+        """Stop the workers (``wait=False``: at once, dropping queued blocks, after Ctrl-C or a time limit)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=wait, cancel_futures=True)
+            self._pool = None
+        if self._client is not None and self._client is not self.scheduler:
+            self._client.close()
+        self._client = None
+
+
+def peak_memory_mb() -> float:
+    """The largest resident set of this process and of its finished children, in MiB (Linux: KiB units)."""
+    import resource
+
+    scale = 1 / 1024 if sys.platform != "darwin" else 1 / 2**20
+    return max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+               resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) * scale

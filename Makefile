@@ -20,3 +20,4 @@ bench: setup
 	.venv/bin/python bench/exact.py
 	.venv/bin/python bench/numeric.py
 	.venv/bin/python bench/startup.py
+	.venv/bin/python bench/parallel.py

@@ -360,10 +360,9 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
             pool.close(wait=not stopped)
     (max_degree, hilbert, ideal_dims, gen_counts, gens_out, total_blocks, total_solved, degree_seconds, partial,
      interrupted) = out
-    notes = []
+    notes = [f"peak memory {peak_memory_mb():.0f} MiB (the largest of this process and its finished workers)"]
     if pool is not None and pool.used:
-        notes.append(f"blocks of degrees with at least {PARALLEL_MIN_BLOCKS} of them solved by {pool.where}; peak "
-                     f"memory {peak_memory_mb():.0f} MiB (this process or one worker)")
+        notes.append(f"blocks of degrees with at least {PARALLEL_MIN_BLOCKS} of them solved by {pool.where}")
     if syms:
         notes.append("blocks exchanged by the coordinate symmetries (" + "; ".join(s for s, _ in syms)
                      + ") were solved once per orbit")

@@ -90,6 +90,7 @@ def test_loss_command_json_and_too_few_samples(m2, tmp_path):
     for key in ("ed_degree", "generic_ed_degree"):
         assert set(data[key]) >= {"value", "method", "certificate"}
     assert data["real_critical_points"] and len(data["training"]) == 6 and (tmp_path / "t.png").stat().st_size > 1000
+    assert data["all_points_found"] is True and data["complex_critical_points"] == data["ed_degree"]["value"]
     few = subprocess.run(base + ["--samples", "1", "--runs", "0"], capture_output=True, text=True, timeout=600)
     assert few.returncode == 2 and "give more samples" in few.stderr and "Traceback" not in few.stderr
     # skips in a deep network do not split off as a translation: refused with the way out

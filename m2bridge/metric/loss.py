@@ -38,6 +38,7 @@ class LossReport:
     training_summary: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    points_complete: bool | None = None  # every complex critical point found (None: not by monodromy)
 
     def comparison(self) -> str:
         a, b = self.ed_degree.value, self.generic_ed_degree.value
@@ -57,7 +58,7 @@ class LossReport:
                 "realizable": self.realizable, "fit": [float(v) for v in self.form.u],
                 "ed_degree": self.ed_degree.to_dict(), "generic_ed_degree": self.generic_ed_degree.to_dict(),
                 "data_equals_generic": self.ed_degree.value == self.generic_ed_degree.value,
-                "complex_critical_points": self.all_points,
+                "complex_critical_points": self.all_points, "all_points_found": self.points_complete,
                 "real_critical_points": [p.to_dict() for p in self.points],
                 "training": self.training, "training_summary": self.training_summary,
                 "notes": self.notes, "seconds": round(self.seconds, 3)}
@@ -78,7 +79,8 @@ class LossReport:
                  f"  critical points of the loss on the smooth part of the closure (complex): {self.ed_degree}",
                  f"  generic ED degree (random positive definite G): {self.generic_ed_degree}",
                  f"  data against generic: {self.comparison()}",
-                 f"  real critical points: {len(self.points)} of {self.all_points} complex" if self.all_points
+                 f"  real critical points: {len(self.points)} of {self.all_points} complex"
+                 + (" (some may be missing: see the notes)" if self.points_complete is False else "") if self.all_points
                  or not self.ed_degree.value else "  real critical points: not computed for this network (see the "
                  "notes)"]
         for k, p in enumerate(sorted(self.points, key=lambda q: q.loss), start=1):
@@ -171,7 +173,8 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
         from .weights import attain_points
 
         attain_points(param, unattained, seed=seed)
-    report = LossReport(arch, data, form, count, generic, real, total, notes=notes)
+    report = LossReport(arch, data, form, count, generic, real, total, notes=notes,
+                        points_complete=found.complete if model is not None else None)
     if runs:
         from .training import train_and_match
 

@@ -108,8 +108,6 @@ def weight_space_points(model: ProfileModel, G: np.ndarray, u: np.ndarray, targe
     ends = track_all(system, result.points, u0, np.asarray(u, dtype=complex), rng)
     found = len(result.points)
     complete = (found == target or (target is None and traced)) and (at_u is None or len(ends) == at_u)
-    if target is None:
-        at_u = found
     how = (f"the exact count is {target}" if target is not None else "no exact count") + (
         "; the trace test (the sum of the points c along a random complex line of targets is affine) "
         + ("passes" if traced else "fails") + f", deviation {deviation:.1e}")

@@ -40,24 +40,23 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
-def _nonnegative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer 0 or more, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer 0 or more, got {text!r}")
-    return value
+def _int_at_least(lowest: int, expected: str) -> Callable[[str], int]:
+    """An argparse type: an integer >= ``lowest``, refused as "expected <expected>"."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+        if value < lowest:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        return value
+
+    return parse
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+_nonnegative_int = _int_at_least(0, "an integer 0 or more")
+_positive_int = _int_at_least(1, "a positive integer")
 
 
 # ------------------------------------------------------------------ output paths (checked before computing)

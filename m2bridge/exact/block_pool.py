@@ -27,37 +27,22 @@ _STATE: dict[tuple, dict[str, Any]] = {}  # per worker process: the pull-back of
 
 
 def solve_block(spec: tuple, k: int, monos: list[Monomial], products: list[Vector], generators: bool) -> Result:
-    """One block in a worker: the kernel of the pull-back on its monomials, and its new minimal generators (the
-    vectors with ``generators``, else only their number)."""
-    from .truncated import _block_kernel, _dense_rows, _Linear, _new_generators
+    """One block in a worker (:func:`.truncated.solve_block`, with the pull-back of this problem kept per process)."""
+    from .truncated import _Linear, _pullback, solve_block as solve
 
     key, coords, nweights, field = spec
     state = _STATE.get(key)
     if state is None:
         ctx = flint.fmpz_mpoly_ctx.get(("w", nweights), "lex")
-        state = _STATE[key] = {"ys": [ctx.from_dict(c) for c in coords], "cache": {(): ctx.from_dict({}) + 1},
+        cache = {(): ctx.from_dict({}) + 1}
+        state = _STATE[key] = {"cache": cache, "pullback": _pullback(cache, [ctx.from_dict(c) for c in coords]),
                                "linear": _Linear(field), "degree": 0}
-    cache, ys = state["cache"], state["ys"]
-    if k != state["degree"]:  # keep only degree k - 1 and below what this degree's products reuse
+    cache = state["cache"]
+    if k != state["degree"]:  # degree k builds on degree k - 1: drop the products below it
         for mono in [m for m in cache if m and len(m) < k - 1]:
             del cache[mono]
         state["degree"] = k
-
-    def pullback(mono: Monomial):
-        got = cache.get(mono)
-        if got is None:
-            got = cache[mono] = pullback(mono[:-1]) * ys[mono[-1]]
-        return got
-
-    linear = state["linear"]
-    kernel = _block_kernel(monos, pullback, linear)
-    if not kernel:
-        return kernel, [] if generators else None, 0
-    if generators:
-        chosen = _new_generators(products, kernel, monos, linear)
-        return kernel, chosen, len(chosen)
-    rows = _dense_rows(products, monos)
-    return kernel, None, len(kernel) - linear.rank(rows, len(monos), upper=len(kernel))
+    return solve(monos, state["pullback"], state["linear"], lambda: products, generators)
 
 
 class BlockPool:

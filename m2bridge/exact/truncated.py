@@ -322,6 +322,8 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
     ``workers`` (None: every core) local processes, or a Dask ``scheduler`` (address or Client), solve the blocks of
     the degrees with at least PARALLEL_MIN_BLOCKS of them (:mod:`.block_pool`); the results do not depend on
     either. ``bar``: a progress bar of the blocks on stderr."""
+    from tqdm import tqdm
+
     from .compute import parametrization
 
     if isinstance(max_degree, bool) or int(max_degree) != max_degree or max_degree < 1:
@@ -340,26 +342,59 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
     ys = [ctx.from_dict(c) for c in coords]
     weight_arr = np.array(weights, dtype=np.int64).reshape(n, -1)
     cache: dict[Monomial, Any] = {(): ctx.from_dict({}) + 1}
-
-    def pullback(mono: Monomial):
-        got = cache.get(mono)
-        if got is None:
-            got = cache[mono] = pullback(mono[:-1]) * ys[mono[-1]]
-        return got
+    pullback = _pullback(cache, ys)
 
     stop_at = None if time_limit is None else t0 + time_limit
     pool = BlockPool(workers, scheduler, connect_timeout) if scheduler is not None or workers != 1 else None
     spec = (repr(arch) + field, coords, len(param.weights), field)
-    stopped = True
+    hilbert, ideal_dims, gen_counts = [1], [0], {}
+    gens_out: dict[int, list[Vector]] | None = {} if generators else None
+    lower: _Degree | None = None
+    total_blocks = total_solved = 0
+    interrupted, degree_seconds, partial = None, [], None
+    finished = False
     try:
-        out = _degrees(arch, max_degree, n, weight_arr, syms, pullback, linear, weights, generators, stop_at, pool,
-                       spec, bar, cache, partial_on_timeout, progress, t0)
-        stopped = out[-1] is not None
+        for k in range(1, max_degree + 1):
+            tk = time.perf_counter()
+            try:
+                level = _Degree(k, n, weight_arr, syms)
+                with tqdm(total=len(level.representatives), desc=f"degree {k} blocks", disable=not bar,
+                          leave=False, delay=2.0) as blocks:
+                    dim_ideal, gens_k, kept = _solve_degree(level, lower, pullback, linear, weights, generators,
+                                                            stop_at, pool, spec, blocks)
+            except _Stopped as exc:
+                spent = time.perf_counter() - tk
+                estimate = spent - exc.solving + (exc.solving / exc.done if exc.done > 0.02 else exc.solving * 50)
+                interrupted, partial, max_degree = f"time limit reached in degree {k}", (k, estimate, exc.done), k - 1
+                break
+            except (RunTimeout, KeyboardInterrupt) as exc:
+                if not partial_on_timeout or k == 1:
+                    raise
+                interrupted = (f"time limit reached in degree {k}" if isinstance(exc, RunTimeout)
+                               else f"interrupted in degree {k}")
+                max_degree = k - 1
+                break
+            degree_seconds.append(time.perf_counter() - tk)
+            total_blocks += len(level.weight)
+            total_solved += len(level.representatives)
+            total = len(level.combos)
+            hilbert.append(total - dim_ideal)
+            ideal_dims.append(dim_ideal)
+            if gens_k:
+                gen_counts[k] = gens_k
+            if gens_out is not None and kept:
+                gens_out[k] = sorted(kept, key=lambda v: sorted(v))
+            for mono in [m for m in cache if len(m) < k]:  # keep degree k for the next products
+                if mono:
+                    del cache[mono]
+            lower = level
+            if progress is not None:
+                progress(f"degree {k}: {dim_ideal} in the ideal, {gens_k} new generators, "
+                         f"{time.perf_counter() - t0:.1f} s")
+        finished = interrupted is None
     finally:
-        if pool is not None:
-            pool.close(wait=not stopped)
-    (max_degree, hilbert, ideal_dims, gen_counts, gens_out, total_blocks, total_solved, degree_seconds, partial,
-     interrupted) = out
+        if pool is not None:  # at once after a time limit, Ctrl-C or an error, dropping queued blocks
+            pool.close(wait=finished)
     notes = [f"peak memory {peak_memory_mb():.0f} MiB (the largest of this process and its finished workers)"]
     if pool is not None and pool.used:
         notes.append(f"blocks of degrees with at least {PARALLEL_MIN_BLOCKS} of them solved by {pool.where}")
@@ -372,57 +407,6 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
                           [s for s, _ in syms], weight_arr.shape[1], time.perf_counter() - t0, field,
                           gens_out, notes=notes, interrupted=interrupted, degree_seconds=degree_seconds,
                           partial_degree=partial)
-
-
-def _degrees(arch, max_degree, n, weight_arr, syms, pullback, linear, weights, generators, stop_at, pool, spec,
-             bar, cache, partial_on_timeout, progress, t0):
-    """The loop over the degrees of :func:`truncated_ideal`."""
-    from tqdm import tqdm
-
-    hilbert, ideal_dims, gen_counts = [1], [0], {}
-    gens_out: dict[int, list[Vector]] | None = {} if generators else None
-    lower: _Degree | None = None
-    total_blocks = total_solved = 0
-    interrupted, degree_seconds, partial = None, [], None
-    for k in range(1, max_degree + 1):
-        tk = time.perf_counter()
-        try:
-            level = _Degree(k, n, weight_arr, syms)
-            with tqdm(total=len(level.representatives), desc=f"degree {k} blocks", disable=not bar,
-                      leave=False, delay=2.0) as blocks:
-                dim_ideal, gens_k, kept = _solve_degree(level, lower, pullback, linear, weights, generators,
-                                                        stop_at, pool, spec, blocks)
-        except _Stopped as exc:
-            spent = time.perf_counter() - tk
-            estimate = spent - exc.solving + (exc.solving / exc.done if exc.done > 0.02 else exc.solving * 50)
-            interrupted, partial, max_degree = f"time limit reached in degree {k}", (k, estimate, exc.done), k - 1
-            break
-        except (RunTimeout, KeyboardInterrupt) as exc:
-            if not partial_on_timeout or k == 1:
-                raise
-            interrupted = (f"time limit reached in degree {k}" if isinstance(exc, RunTimeout)
-                           else f"interrupted in degree {k}")
-            max_degree = k - 1
-            break
-        degree_seconds.append(time.perf_counter() - tk)
-        total_blocks += len(level.weight)
-        total_solved += len(level.representatives)
-        total = len(level.combos)
-        hilbert.append(total - dim_ideal)
-        ideal_dims.append(dim_ideal)
-        if gens_k:
-            gen_counts[k] = gens_k
-        if gens_out is not None and kept:
-            gens_out[k] = sorted(kept, key=lambda v: sorted(v))
-        for mono in [m for m in cache if len(m) < k]:  # keep degree k for the next products
-            if mono:
-                del cache[mono]
-        lower = level
-        if progress is not None:
-            progress(f"degree {k}: {dim_ideal} in the ideal, {gens_k} new generators, "
-                     f"{time.perf_counter() - t0:.1f} s")
-    return (max_degree, hilbert, ideal_dims, gen_counts, gens_out, total_blocks, total_solved, degree_seconds,
-            partial, interrupted)
 
 
 class _Stopped(Exception):
@@ -452,21 +436,9 @@ def _solve_degree(level: "_Degree", lower: "_Degree | None", pullback, linear: "
 
     if pool is not None and len(reps) >= PARALLEL_MIN_BLOCKS:
         results = pool.run(spec, level.k, ((level.monomials(r), products(r)) for r in reps), generators)
-    else:
-        def serial():
-            for rep in reps:
-                monos = level.monomials(rep)
-                kernel = _block_kernel(monos, pullback, linear)
-                if not kernel:
-                    yield kernel, [] if generators else None, 0
-                elif generators:
-                    chosen = _new_generators(products(rep), kernel, monos, linear)
-                    yield kernel, chosen, len(chosen)
-                else:
-                    rows = _dense_rows(products(rep), monos)
-                    yield kernel, None, len(kernel) - linear.rank(rows, len(monos), upper=len(kernel))
-
-        results = serial()
+    else:  # products only for blocks with a kernel
+        results = (solve_block(level.monomials(r), pullback, linear, lambda r=r: products(r), generators)
+                   for r in reps)
     for i, (rep, (kernel, chosen, new)) in enumerate(zip(reps, results)):
         if stop_at is not None and time.perf_counter() > max(stop_at, started + 1.0):  # 1 s to measure the rate
             raise _Stopped(sum(work[:i]) / sum(work), time.perf_counter() - started)
@@ -481,6 +453,32 @@ def _solve_degree(level: "_Degree", lower: "_Degree | None", pullback, linear: "
         if chosen:
             kept.extend(level.transport(rep, chosen))
     return dim_ideal, gens_k, kept
+
+
+def _pullback(cache: dict[Monomial, Any], ys: list) -> Callable[[Monomial], Any]:
+    """The pull-back of a monomial in the coordinates ys to the weights, through the products cached in ``cache``."""
+
+    def pullback(mono: Monomial):
+        got = cache.get(mono)
+        if got is None:
+            got = cache[mono] = pullback(mono[:-1]) * ys[mono[-1]]
+        return got
+
+    return pullback
+
+
+def solve_block(monos: list[Monomial], pullback, linear: "_Linear", products: Callable[[], list[Vector]],
+                generators: bool) -> tuple[list[Vector], list[Vector] | None, int]:
+    """One weight block: the kernel of the pull-back on its monomials, and its new minimal generators modulo the
+    lower degree's ideal times R_1 (``products()``): the vectors with ``generators``, else only their number."""
+    kernel = _block_kernel(monos, pullback, linear)
+    if not kernel:
+        return kernel, [] if generators else None, 0
+    if generators:
+        chosen = _new_generators(products(), kernel, monos, linear)
+        return kernel, chosen, len(chosen)
+    rows = _dense_rows(products(), monos)
+    return kernel, None, len(kernel) - linear.rank(rows, len(monos), upper=len(kernel))
 
 
 class _Degree:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from fractions import Fraction
 
 import numpy as np
 
@@ -59,7 +58,7 @@ def main() -> None:
             closure = implicitize(arch, m2, timeout=args.limit)
         except M2Timeout:
             closure = None
-        data_g = [[Fraction(int(form.G[i, j].p), int(form.G[i, j].q)) for j in range(n)] for i in range(n)]
+        data_g = form.G_rational()
         gen_g, gen_u = _generic_form(n, np.random.default_rng(1))
         for name, G, u in (("data", data_g, form.u), ("generic", gen_g, gen_u)):
             lag = (_timed(lambda: critical_count(closure.generators, n, G, u, m2, timeout=args.limit), args.limit)
@@ -73,7 +72,7 @@ def main() -> None:
     fixed, r = power_block(param)
     n = param.ambient_dimension
     form = data_form(param, generate_dataset(block, 12, seed=0, noise=0.5))
-    data_g = [[Fraction(int(form.G[i, j].p), int(form.G[i, j].q)) for j in range(n)] for i in range(n)]
+    data_g = form.G_rational()
     gen_g, gen_u = _generic_form(n, np.random.default_rng(1))
     for name, G, u in (("data", data_g, form.u), ("generic", gen_g, gen_u)):
         got = _timed(lambda: block_count(fixed, r, G, u, m2, timeout=args.limit), args.limit)
@@ -82,7 +81,7 @@ def main() -> None:
     print("\n== Every critical point for the data: monodromy in weight space to the exact count, tracked to the data ==")
     for (d, e), (param, form) in forms.items():
         n = param.ambient_dimension
-        G = [[Fraction(int(form.G[i, j].p), int(form.G[i, j].q)) for j in range(n)] for i in range(n)]
+        G = form.G_rational()
         model = profile_model(param)
         target = profile_count(model, G, form.u, m2).value
         t0 = time.perf_counter()

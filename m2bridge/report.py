@@ -77,8 +77,6 @@ def _softmax_fibers() -> list[str]:
 
 def _training_counts() -> list[str]:
     """Critical points of the loss for the one-layer cases, data-induced and generic forms (profile formulation)."""
-    from fractions import Fraction
-
     import numpy as np
 
     from .errors import M2BridgeError
@@ -100,7 +98,7 @@ def _training_counts() -> list[str]:
         n = param.ambient_dimension
         samples = max(5, n // (e * t) + 2)
         form = data_form(param, generate_dataset(arch, samples, seed=0, noise=0.5))
-        G = [[Fraction(int(form.G[i, j].p), int(form.G[i, j].q)) for j in range(n)] for i in range(n)]
+        G = form.G_rational()
         Gg, ug = _generic_form(n, np.random.default_rng(1))
         try:
             data = profile_count(profile_model(param), G, form.u, m2, timeout=120)

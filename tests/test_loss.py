@@ -112,7 +112,7 @@ def test_lagrange_and_weight_space_formulations_agree(m2):
     param, closure = parametrization(arch), implicitize(arch, m2)
     form = data_form(param, generate_dataset(arch, 5, seed=1, noise=0.3))
     n = closure.ambient_dimension
-    G = [[Fraction(int(form.G[i, j].p), int(form.G[i, j].q)) for j in range(n)] for i in range(n)]
+    G = form.G_rational()
     lagrange = critical_count(closure.generators, n, G, form.u, m2)
     weights = weight_space_count(param, G, form.u, m2)
     profile = profile_count(profile_model(param), G, form.u, m2)
@@ -131,7 +131,7 @@ def test_profile_and_weight_space_counts_agree_for_two_output_rows(m2):
     param = parametrization(arch)
     form = data_form(param, generate_dataset(arch, 5, seed=0, noise=0.5))
     n = param.ambient_dimension
-    G = [[Fraction(int(form.G[i, j].p), int(form.G[i, j].q)) for j in range(n)] for i in range(n)]
+    G = form.G_rational()
     Gg, ug = _generic_form(n, np.random.default_rng(4))
     model = profile_model(param)
     for g, u in ((G, form.u), (Gg, ug)):

@@ -138,9 +138,13 @@ class DataForm:
     rank: int  # rank of M: n when the data determine every coordinate
     kronecker: bool = False  # G = I_(d') (x) G_0 (set by the caller that knows the coordinates' output rows)
 
+    def G_rational(self) -> list[list[Fraction]]:
+        """G as rows of Fractions (what the exact counts send to Macaulay2)."""
+        return [[Fraction(int(self.G[i, j].p), int(self.G[i, j].q)) for j in range(self.G.ncols())]
+                for i in range(self.G.nrows())]
+
     def G_float(self) -> np.ndarray:
-        return np.array([[float(Fraction(int(self.G[i, j].p), int(self.G[i, j].q))) for j in range(self.G.ncols())]
-                         for i in range(self.G.nrows())])
+        return np.array([[float(v) for v in row] for row in self.G_rational()])
 
     def u_float(self) -> np.ndarray:
         return np.array([float(v) for v in self.u])
@@ -151,8 +155,8 @@ def data_form(param: Any, data: Dataset) -> DataForm:
     import flint
 
     if param.translation is not None or any(param.architecture.residual):
-        raise ArchitectureError("the loss with skip connections is not supported yet (the fixed identity part "
-                                "would have to be taken out of the targets): drop --residual / skip")
+        raise ArchitectureError("a parametrization with a skip connection's fixed part: take the layer without it and "
+                                "the targets Y - X (loss_report does this for one layer)")
     n = param.ambient_dimension
     N, _, t = data.X.shape
     back = [[Fraction(int(v.p), int(v.q)) for v in param.back.row(i)] for i in range(param.back.rows)]

@@ -154,10 +154,11 @@ def profile_model(param: Any) -> ProfileModel | None:
         return None  # a value rank or a fixed entry: not a plain (A, V) layer
     rows = []
     for expr in param.reduced:
-        poly = sympy.Poly(sympy.expand(expr), *linear, *other)
-        if any(sum(m[:len(linear)]) != 1 or sum(m[len(linear):]) != 1 for m in poly.monoms()):
+        expanded = sympy.expand(expr)
+        if any(sum(m[:len(linear)]) != 1 or sum(m[len(linear):]) != 1
+               for m in sympy.Poly(expanded, *linear, *other).monoms()):
             return None
-        rows.append([sympy.expand(expr).coeff(a) for a in linear])
+        rows.append([expanded.coeff(a) for a in linear])
     return ProfileModel(rows, linear, other)
 
 

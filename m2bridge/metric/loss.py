@@ -23,6 +23,7 @@ from .data import Dataset, DataForm, data_form
 from .engine import (Count, CriticalPoint, block_count, critical_points, hypersurface_count, power_block,
                      profile_count, profile_model, weight_space_count_f4)
 from .weight_points import weight_space_points
+from .weights import jacobian_rank
 
 
 @dataclass
@@ -143,7 +144,7 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
     form = data_form(param, data)
     form.kronecker = _kronecker(param, form)
     n = param.ambient_dimension
-    G = [[Fraction(int(form.G[i, j].p), int(form.G[i, j].q)) for j in range(n)] for i in range(n)]
+    G = form.G_rational()
     rng = np.random.default_rng(seed + 1)
     Gg, ug = _generic_form(n, rng)
     model = profile_model(param)
@@ -152,7 +153,7 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
         generic = profile_count(model, Gg, ug, m2, timeout=timeout, seed=seed + 1)
         at_random_u = profile_count(model, G, None, m2, timeout=timeout, seed=seed + 2)
         notes += [f"one layer in the attention-matrix form: the generic fiber is the scaling (paper Thm. 3.2; the "
-                 f"Jacobian has rank {_jacobian_rank(param, seed)} = {len(param.weights)} weights - 1 at random "
+                 f"Jacobian has rank {jacobian_rank(param, seed + 3)} = {len(param.weights)} weights - 1 at random "
                  f"weights), so the closure has dimension {len(param.weights) - 1} in {n} coordinates; for each V the "
                  "best A is a linear least-squares solution, so the counts need only the unknowns of V",
                  f"for this G at random targets u: {at_random_u}"]
@@ -181,13 +182,6 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
         report.training, report.training_summary = train_and_match(param, form, real, runs, seed, progress)
     report.seconds = time.perf_counter() - t0
     return report
-
-
-def _jacobian_rank(param, seed: int) -> int:
-    from .weights import coordinate_functions
-
-    _, dc = coordinate_functions(param)
-    return int(np.linalg.matrix_rank(dc(np.random.default_rng(seed + 3).standard_normal(len(param.weights)))))
 
 
 def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed):

@@ -18,6 +18,7 @@ import numpy as np
 import sympy
 
 from .engine import Count, CriticalPoint, critical_points, hypersurface_count
+from .training import gradient_descent
 
 
 @dataclass
@@ -122,23 +123,14 @@ def _descend(w: np.ndarray, u: np.ndarray, r: float, c: float, steps: int = 2000
         J = np.array([[t, s], [1.0, 1.0], [0.0, c - r / t ** 2]])
         return 2 * J.T @ (_point(w, r, c) - u)
 
-    path, lr, f = [w], 1e-2, loss(w)
-    for k in range(steps):
-        gr = grad(w)
-        if float(gr @ gr) < 1e-22:
-            break
-        while True:
-            trial = w - lr * gr
-            ft = loss(trial)
-            if ft <= f - 0.5 * lr * float(gr @ gr) or lr < 1e-16:
-                break
-            lr *= 0.5
-        w, f, lr = trial, ft, lr * 1.5
+    path = [w]
+
+    def visit(k: int, w: np.ndarray) -> bool:
         if k % 5 == 0:
             path.append(w)
-        if np.abs(_point(w, r, c)).max() > box:
-            break
-    path.append(w)
+        return bool(np.abs(_point(w, r, c)).max() > box)
+
+    path.append(gradient_descent(loss, grad, w, steps, tol=1e-11, min_lr=1e-16, visit=visit))
     return np.array(path)
 
 

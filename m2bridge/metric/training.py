@@ -7,18 +7,20 @@ the nearest computed real critical point in the G-distance (or reported as match
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
-from .weights import coordinate_functions
+from .weights import coordinate_functions, jacobian_rank
 
 
-def _gradient_descent(loss, grad, w0: np.ndarray, steps: int = 20000, tol: float = 1e-10) -> np.ndarray:
-    """Gradient descent with Armijo backtracking."""
+def gradient_descent(loss, grad, w0: np.ndarray, steps: int = 20000, tol: float = 1e-10, min_lr: float = 1e-14,
+                     visit: Callable[[int, np.ndarray], bool] | None = None) -> np.ndarray:
+    """Gradient descent with Armijo backtracking, stopped when |grad| < ``tol``; ``visit(k, w)`` after step k (True:
+    stop there)."""
     w, lr = w0.copy(), 1e-2
     f = loss(w)
-    for _ in range(steps):
+    for k in range(steps):
         g = grad(w)
         gn = float(g @ g)
         if gn < tol ** 2:
@@ -26,11 +28,13 @@ def _gradient_descent(loss, grad, w0: np.ndarray, steps: int = 20000, tol: float
         while True:
             trial = w - lr * g
             ft = loss(trial)
-            if ft <= f - 0.5 * lr * gn or lr < 1e-14:
+            if ft <= f - 0.5 * lr * gn or lr < min_lr:
                 break
             lr *= 0.5
         w, f = trial, ft
         lr *= 1.5
+        if visit is not None and visit(k, w):
+            break
     return w
 
 
@@ -53,8 +57,7 @@ def train_and_match(param: Any, form: Any, points: list, runs: int, seed: int = 
         return 2 * dc(w).T @ (G @ (c(w) - u))
 
     ordered = sorted(points, key=lambda p: p.loss)
-    probe = np.random.default_rng(seed + 6).standard_normal(len(param.weights))
-    generic_rank = int(np.linalg.matrix_rank(dc(probe)))
+    generic_rank = jacobian_rank(param, seed + 6)
     rng = np.random.default_rng(seed + 5)
     rows = []
     bar = tqdm(total=2 * runs, desc="training runs", disable=not progress)
@@ -66,7 +69,7 @@ def train_and_match(param: Any, form: Any, points: list, runs: int, seed: int = 
                 w = minimize(loss, w0, jac=grad, method="L-BFGS-B",
                              options={"maxiter": 20000, "gtol": 1e-12, "ftol": 1e-15}).x
             else:
-                w = _gradient_descent(loss, grad, w0)
+                w = gradient_descent(loss, grad, w0)
             seconds = time.perf_counter() - t0
             end = c(w)
             dists = [float(np.sqrt(max(0.0, (end - p.point.real) @ G @ (end - p.point.real)))) for p in ordered]

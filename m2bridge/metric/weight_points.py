@@ -48,21 +48,20 @@ class WeightSystem:
         c, J = self.parts(X)
         return np.matmul(((c - U) @ self.G)[:, None, :], J)[:, 0, :]
 
-    def _hessian(self, c: np.ndarray, J: np.ndarray, U: np.ndarray | None) -> np.ndarray:
+    def _hessian(self, c: np.ndarray, J: np.ndarray, U: np.ndarray) -> np.ndarray:
         H = np.matmul(np.transpose(J, (0, 2, 1)), self.G @ J)
-        if U is not None:
-            g = (c - U) @ self.G  # (b, n)
-            T = (g @ self.B[1:].transpose(1, 0, 2).reshape(self.n, self.m * self.k)).reshape(-1, self.m, self.k)
-            H[:, :self.m, self.m:] += T
-            H[:, self.m:, :self.m] += np.transpose(T, (0, 2, 1))
+        g = (c - U) @ self.G  # (b, n)
+        T = (g @ self.B[1:].transpose(1, 0, 2).reshape(self.n, self.m * self.k)).reshape(-1, self.m, self.k)
+        H[:, :self.m, self.m:] += T
+        H[:, self.m:, :self.m] += np.transpose(T, (0, 2, 1))
         return H
 
-    def jacobian(self, X: np.ndarray, U: np.ndarray | None = None) -> np.ndarray:
+    def jacobian(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
         """J^T G J plus the mixed second derivatives of c contracted with G (c - u): half the loss's Hessian."""
         c, J = self.parts(X)
         return self._hessian(c, J, U)
 
-    def velocity(self, X: np.ndarray, du: np.ndarray, U: np.ndarray | None = None) -> np.ndarray:
+    def velocity(self, X: np.ndarray, du: np.ndarray, U: np.ndarray) -> np.ndarray:
         """dx/dt along u(t) = u_a + t du: (J^T G J + S) dx = J^T G du."""
         c, J = self.parts(X)
         return _solve(self._hessian(c, J, U), np.matmul((du @ self.G)[:, None, :], J)[:, 0, :])

@@ -28,6 +28,12 @@ def coordinate_functions(param: Any) -> tuple[Callable, Callable]:
     return _FUNCTIONS[key]
 
 
+def jacobian_rank(param: Any, seed: int) -> int:
+    """The rank of dc/dW at standard normal weights drawn with ``seed`` (the generic rank, with probability one)."""
+    _, dc = coordinate_functions(param)
+    return int(np.linalg.matrix_rank(dc(np.random.default_rng(seed).standard_normal(len(param.weights)))))
+
+
 def attain_points(param: Any, points: list, seed: int = 0, starts: int = 12, tol: float = 1e-9) -> None:
     """Set ``attained``, ``weights`` and ``weight_residual`` of each real critical point."""
     from scipy.optimize import least_squares

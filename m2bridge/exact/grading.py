@@ -22,6 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 import flint
+import sympy
 
 from .parametrization import Parametrization
 
@@ -128,3 +129,63 @@ def coordinate_symmetries(param: Parametrization, coordinates: list[dict[Monomia
             if sorted(images) == list(range(len(coordinates))):
                 found.append((name, CoordinateMap(tuple(images), tuple(scales))))
     return found
+
+
+Factor = tuple[str, int]  # a GL(n) factor of the group: (what it moves, n)
+ATTENTION_FACTORS = ("columns of A", "rows of V", "tokens")
+
+
+def _variable_weights(param: Parametrization) -> dict[Any, list[Any]] | None:
+    """The weight of each weight variable in Z^d (columns of A) x Z^d' (rows of V) x Z^d (tokens), solved from the
+    heads' matrices: every term of A[p, k] has weight (e_k, 0, e_p) and every term of V[r, q] weight (0, e_r, e_q)
+    (a gauge-fixed Q = [I | Q'] or U gets weights with negative entries); None for a deep network or no solution."""
+    if len(param.layers) != 1:
+        return None
+    d, e = param.layers[0].attention.rows, param.layers[0].values.rows
+    out: dict[Any, list[Any]] = {}
+    for head in param.layers[0].heads:
+        syms = head.symbols
+        rows, targets = [], []
+        for mat, place in ((head.attention, lambda p, k: (k, d + e + p)),
+                           (head.values, lambda r, q: (d + r, d + e + q))):
+            for i in range(mat.rows):
+                for j in range(mat.cols):
+                    if mat[i, j] == 0:
+                        continue
+                    target = [0] * (2 * d + e)
+                    for slot in place(i, j):
+                        target[slot] = 1
+                    for monom in sympy.Poly(mat[i, j], *syms).monoms():
+                        rows.append(list(monom))
+                        targets.append(target)
+        try:
+            sol, params = sympy.Matrix(rows).gauss_jordan_solve(sympy.Matrix(targets))
+        except ValueError:  # no solution: this torus does not act on the weights
+            return None
+        sol = sol.subs({p: 0 for p in params})
+        out.update({s: list(sol.row(i)) for i, s in enumerate(syms)})
+    return out
+
+
+def standard_weights(param: Parametrization,
+                     coordinates: list[dict[Monomial, Any]]) -> tuple[tuple[Factor, ...], list[Weight]] | None:
+    """The weight of each coordinate for the torus of GL(d) x GL(d') x GL(d) (columns of A, rows of V, tokens), from
+    its terms in the weight variables (all terms must agree), as the group's factors and one flat integer tuple per
+    coordinate. Where that torus does not make every coordinate homogeneous (one token: only the sum over the
+    columns of A survives), the torus of GL(d') x GL(d) (rows of V, the substitution X -> gX, which moves the
+    columns of A with the tokens); None where neither does (deep networks: not tried)."""
+    weights = _variable_weights(param)
+    if weights is None:
+        return None
+    d, e = param.layers[0].attention.rows, param.layers[0].values.rows
+    column = [weights[s] for s in param.weights]
+    full: list[set[tuple]] = []
+    for poly in coordinates:
+        full.append({tuple(sum(x * w[c] for x, w in zip(exp, column)) for c in range(2 * d + e)) for exp in poly})
+    if all(len(ws) == 1 for ws in full) and all(all(x == int(x) for x in next(iter(ws))) for ws in full):
+        return ((ATTENTION_FACTORS[0], d), (ATTENTION_FACTORS[1], e), (ATTENTION_FACTORS[2], d)), \
+            [tuple(int(x) for x in ws.pop()) for ws in full]
+    merged = [{w[d:d + e] + tuple(a + b for a, b in zip(w[:d], w[d + e:])) for w in ws} for ws in full]
+    if all(len(ws) == 1 for ws in merged) and all(all(x == int(x) for x in next(iter(ws))) for ws in merged):
+        return ((ATTENTION_FACTORS[1], e), ("tokens (X -> gX)", d)), [tuple(int(x) for x in ws.pop()) for ws in merged]
+    return None

@@ -34,6 +34,7 @@ from ..errors import ArchitectureError, RunTimeout
 from ..session import check_field
 from .block_pool import BlockPool, peak_memory_mb
 from .grading import CoordinateMap, Monomial, coordinate_symmetries, finest_grading, identity_map
+from .representations import GroupAction, NotAModule, Representation, Weights, acting_group, decompose
 
 Vector = dict[Monomial, int]  # a polynomial in y: sorted index tuple -> integer coefficient
 
@@ -75,6 +76,12 @@ class TruncatedIdeal:
     degree_seconds: list[float] = _field(default_factory=list)  # time of each degree 1..max_degree
     partial_degree: tuple[int, float, float] | None = None  # stopped by time_limit: (degree, estimated seconds
     # for the whole degree, share of its work done)
+    group: GroupAction | None = None  # the group found to act (:func:`.representations.acting_group`)
+    generator_weights: dict[int, dict[Weights, int]] = _field(default_factory=dict)  # degree -> weight for the
+    # group's torus -> new minimal generators of that weight (empty without a group)
+    representations: dict[int, list[Representation]] | None = None  # degree -> the irreducible representations
+    # of the group in its new minimal generators (None: no group acts; a degree missing: not a module there)
+    representation_failures: dict[int, str] = _field(default_factory=dict)  # degree -> why it is not a module
 
     @property
     def certificate(self) -> str:
@@ -131,10 +138,30 @@ class TruncatedIdeal:
             total = sum(self.generator_degrees.values())
             if total > len(first):
                 lines.append(f"  ... {total - len(first)} more")
+        lines += self._representation_lines()
         lines += [f"  note: {n}" for n in self.notes]
         if self.interrupted:
             lines.append(f"  stopped early: {self.interrupted}")
         return "\n".join(lines)
+
+    def _representation_lines(self) -> list[str]:
+        group = self.group
+        if group is None:
+            return []
+        if not group.factors:
+            return [f"  representations: none, {group.why}"]
+        if not self.generator_degrees:
+            return []
+        lines = [f"  representations of {group.label()} in the new minimal generators:"]
+        for k in sorted(self.generator_degrees):
+            if k in self.representation_failures:
+                lines.append(f"  representations: not a {group.name} module in degree {k} (only the torus acts): "
+                             f"{self.representation_failures[k]}")
+            else:
+                lines += [f"  {r}" for r in (self.representations or {}).get(k, [])]
+        lines.append(f"  (highest weights of the coordinates as polynomials in the weights; the group acts: "
+                     f"{group.evidence})")
+        return lines
 
     def to_dict(self) -> dict[str, Any]:
         out = {**self.architecture.to_dict(), "max_degree": self.max_degree, "complete": self.complete,
@@ -149,6 +176,13 @@ class TruncatedIdeal:
                "completeness": self.completeness, "interrupted": self.interrupted,
                "seconds": round(self.seconds, 4), "degree_seconds": [round(t, 4) for t in self.degree_seconds],
                "notes": self.notes + self.architecture.notes}
+        if self.group is not None:
+            out["representation_group"] = self.group.label() if self.group.factors else None
+            out["representation_evidence"] = self.group.evidence or self.group.why
+            out["representations"] = (None if self.representations is None else
+                                      {str(k): [r.to_dict() for r in reps]
+                                       for k, reps in sorted(self.representations.items())})
+            out["representation_failures"] = {str(k): v for k, v in sorted(self.representation_failures.items())}
         if self.generators is not None:
             out["first_generators"] = self.generator_strings(limit=10)
         return out
@@ -337,6 +371,7 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
     n = len(coords)
     weights = finest_grading(coords, len(param.weights))
     syms = coordinate_symmetries(param, coords) if symmetry else []
+    group = acting_group(param, coords)
     linear = _Linear(field)
     ctx = flint.fmpz_mpoly_ctx.get(("w", len(param.weights)), "lex")
     ys = [ctx.from_dict(c) for c in coords]
@@ -347,7 +382,7 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
     stop_at = None if time_limit is None else t0 + time_limit
     pool = BlockPool(workers, scheduler, connect_timeout) if scheduler is not None or workers != 1 else None
     spec = (repr(arch) + field, coords, len(param.weights), field)
-    hilbert, ideal_dims, gen_counts = [1], [0], {}
+    hilbert, ideal_dims, gen_counts, gen_weights = [1], [0], {}, {}
     gens_out: dict[int, list[Vector]] | None = {} if generators else None
     lower: _Degree | None = None
     total_blocks = total_solved = 0
@@ -360,8 +395,8 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
                 level = _Degree(k, n, weight_arr, syms)
                 with tqdm(total=len(level.representatives), desc=f"degree {k} blocks", disable=not bar,
                           leave=False, delay=2.0) as blocks:
-                    dim_ideal, gens_k, kept = _solve_degree(level, lower, pullback, linear, weights, generators,
-                                                            stop_at, pool, spec, blocks)
+                    dim_ideal, gens_k, kept, new_in = _solve_degree(level, lower, pullback, linear, weights,
+                                                                    generators, stop_at, pool, spec, blocks)
             except _Stopped as exc:
                 spent = time.perf_counter() - tk
                 estimate = spent - exc.solving + (exc.solving / exc.done if exc.done > 0.02 else exc.solving * 50)
@@ -382,6 +417,8 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
             ideal_dims.append(dim_ideal)
             if gens_k:
                 gen_counts[k] = gens_k
+                if group.weights:
+                    gen_weights[k] = level.torus_weights(new_in, group)
             if gens_out is not None and kept:
                 gens_out[k] = sorted(kept, key=lambda v: sorted(v))
             for mono in [m for m in cache if len(m) < k]:  # keep degree k for the next products
@@ -403,10 +440,19 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
                      + ") were solved once per orbit")
     if field != "QQ":
         notes.append(f"over {field}: the closure of the image mod p; its ideal dimensions are at least those over QQ")
+    reps, failures = None, {}
+    if group.factors:
+        reps = {}
+        for k, character in gen_weights.items():
+            try:
+                reps[k] = decompose(character, k)
+            except NotAModule as exc:
+                failures[k] = str(exc)
     return TruncatedIdeal(arch, max_degree, n, hilbert, ideal_dims, gen_counts, total_blocks, total_solved,
                           [s for s, _ in syms], weight_arr.shape[1], time.perf_counter() - t0, field,
                           gens_out, notes=notes, interrupted=interrupted, degree_seconds=degree_seconds,
-                          partial_degree=partial)
+                          partial_degree=partial, group=group, generator_weights=gen_weights,
+                          representations=reps, representation_failures=failures)
 
 
 class _Stopped(Exception):
@@ -423,10 +469,11 @@ PARALLEL_MIN_BLOCKS = 64  # a degree with fewer blocks to solve runs in this pro
 def _solve_degree(level: "_Degree", lower: "_Degree | None", pullback, linear: "_Linear",
                   weights: list[tuple[int, ...]], generators: bool, stop_at: float | None = None,
                   pool: BlockPool | None = None, spec: tuple | None = None,
-                  bar: Any = None) -> tuple[int, int, list[Vector]]:
-    """The ideal's dimension and the number of new minimal generators in one degree (and those generators); with
-    a ``pool``, the blocks are solved by its workers (in the same order, so with the same results)."""
-    dim_ideal, gens_k, kept = 0, 0, []
+                  bar: Any = None) -> tuple[int, int, list[Vector], dict[int, int]]:
+    """The ideal's dimension and the number of new minimal generators in one degree (and those generators, and
+    their number in each block with any: every block of an orbit has its representative's); with a ``pool``, the
+    blocks are solved by its workers (in the same order, so with the same results)."""
+    dim_ideal, gens_k, kept, new_in = 0, 0, [], {}
     reps = level.representatives
     work = [len(level.block_rows[r]) ** 3 for r in reps]
     started = time.perf_counter()
@@ -450,9 +497,11 @@ def _solve_degree(level: "_Degree", lower: "_Degree | None", pullback, linear: "
         level.kernels[rep] = kernel
         dim_ideal += len(kernel) * size
         gens_k += new * size
+        if new:
+            new_in.update((block, new) for block in level.members[rep])
         if chosen:
             kept.extend(level.transport(rep, chosen))
-    return dim_ideal, gens_k, kept
+    return dim_ideal, gens_k, kept, new_in
 
 
 def _pullback(cache: dict[Monomial, Any], ys: list) -> Callable[[Monomial], Any]:
@@ -542,6 +591,16 @@ class _Degree:
                 g = self._maps[block][1]
                 out.extend(_primitive(g.vector(v)) for v in vectors)
         return out
+
+    def torus_weights(self, counts: dict[int, int], group: GroupAction) -> dict[Weights, int]:
+        """Counts by block as counts by weight for the group's torus (a block lies in one such weight: the finest
+        grading refines every grading of the coordinates)."""
+        coord = np.array(group.weights, dtype=np.int64)
+        out: dict[Weights, int] = defaultdict(int)
+        for block, count in counts.items():
+            first = self.combos[self.block_rows[block][0]]
+            out[group.split(tuple(int(x) for x in coord[first].sum(axis=0)))] += count
+        return dict(out)
 
     def products(self, weight: tuple[int, ...], coord_weights: list[tuple[int, ...]]) -> list[Vector]:
         """y_i times the degree-k part of the ideal, landing in the block of ``weight`` (degree k + 1)."""

@@ -40,6 +40,11 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+def _seconds_or_zero(text: str) -> float:
+    """An argparse type: a time limit in seconds, or 0 (skip)."""
+    return 0.0 if text.strip() in ("0", "0.0") else _positive_seconds(text)
+
+
 def _int_at_least(lowest: int, expected: str) -> Callable[[str], int]:
     """An argparse type: an integer >= ``lowest``, refused as "expected <expected>"."""
 
@@ -306,7 +311,7 @@ def cmd_loss(args: argparse.Namespace) -> int:
         samples = args.samples or -(-n // per) + 2
         data = generate_dataset(arch, samples, args.seed, noise=-1.0 if args.teacher == "noise" else args.noise)
     report = loss_report(arch, data, seed=args.seed, runs=args.runs, timeout=args.timeout,
-                         progress=not args.json)
+                         progress=not args.json, locus_seconds=args.locus_seconds)
     if args.plot:
         from .metric.plot import training_plot
 
@@ -509,6 +514,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--runs", type=_nonnegative_int, default=20,
                    help="training runs per optimizer (default 20; 0: none)")
     p.add_argument("--plot", metavar="FILE", help="write a picture of where the training runs end (PNG)")
+    p.add_argument("--locus-seconds", type=_seconds_or_zero, default=60.0, metavar="S",
+                   help="time limit of each step of the weight-space critical points on the parametrization's critical "
+                        "locus (one layer; default 60; 0 skips them)")
     p.add_argument("--seed", type=int, default=0, help="seed of the data, the generic form and the runs")
     p.add_argument("--timeout", type=_positive_seconds, default=300.0,
                    help="seconds for the whole run (default 300: the exact counts of d' >= 2 layers take longer)")

@@ -138,6 +138,9 @@ def _training_lines() -> list[str]:
     minima = [p for p in rep.points if p.kind == "minimum"]
     lines.append(f"- {len(minima)} local minima" + (": the loss on the neuromanifold has a local minimum that is "
                                                     "not global, for this data" if len(minima) > 1 else ""))
+    if rep.critical_locus is not None:
+        lines.append("- weight-space critical points that are not pure (on the parametrization's critical locus):")
+        lines += [f"  - {line.strip()}" for line in rep.critical_locus.lines()]
     lines.append("- where 20 seeded runs of each optimizer end:")
     lines += [f"  - {row}" for row in rep.training_summary["table"]]
     return lines

@@ -283,12 +283,18 @@ def critical_points(generators: Sequence[sympy.Expr], n: int, G: Any, u: Sequenc
     code = (f"setRandomSeed {seed};\n" + _ring_code(n, "QQ", generators, G, u)
             + "Cq = distanceCritical(Im, Gm, um);\nMq = multiplicationMatrices Cq;\n")
     m2.eval(code, timeout=timeout)
-    mats = m2.to_python("apply(last Mq, m -> entries m)", timeout=timeout)
+    points = eigen_points(m2.to_python("apply(last Mq, m -> entries m)", timeout=timeout), np.random.default_rng(seed))
+    return [_refine(generators, n, G, u, p) for p in points]
+
+
+def eigen_points(mats: list, rng: np.random.Generator) -> list[np.ndarray]:
+    """The points of a zero-dimensional ideal from its multiplication matrices (Macaulay2's
+    ``multiplicationMatrices``, one per variable, as lists of rows): the common eigenvectors of a random
+    combination give every point's coordinates (distinct points assumed, as for a radical ideal)."""
     matrices = [np.array([[float(Fraction(str(v))) if not isinstance(v, (int, float)) else float(v) for v in row]
                           for row in m], dtype=float) for m in mats]
     if not matrices or matrices[0].size == 0:
         return []
-    rng = np.random.default_rng(seed)
     combo = sum(c * m for c, m in zip(rng.standard_normal(len(matrices)), matrices))
     _, vecs = np.linalg.eig(combo.T)
     points = []
@@ -296,7 +302,7 @@ def critical_points(generators: Sequence[sympy.Expr], n: int, G: Any, u: Sequenc
         v = vecs[:, k]
         top = int(np.argmax(np.abs(v)))
         points.append(np.array([(m.T @ v)[top] / v[top] for m in matrices]))
-    return [_refine(generators, n, G, u, p) for p in points]
+    return points
 
 
 def _system(generators: Sequence[sympy.Expr], n: int):

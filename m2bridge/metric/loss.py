@@ -40,6 +40,7 @@ class LossReport:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     points_complete: bool | None = None  # every complex critical point found (None: not by monodromy)
+    critical_locus: Any = None  # CriticalLocusLoss: weight-space critical points that are not pure (one layer)
 
     def comparison(self) -> str:
         a, b = self.ed_degree.value, self.generic_ed_degree.value
@@ -61,6 +62,8 @@ class LossReport:
                 "data_equals_generic": self.ed_degree.value == self.generic_ed_degree.value,
                 "complex_critical_points": self.all_points, "all_points_found": self.points_complete,
                 "real_critical_points": [p.to_dict() for p in self.points],
+                "critical_locus": None if self.critical_locus is None else self.critical_locus.to_dict(),
+                "spurious_minimum": None if self.critical_locus is None else self.critical_locus.spurious_minimum,
                 "training": self.training, "training_summary": self.training_summary,
                 "notes": self.notes, "seconds": round(self.seconds, 3)}
 
@@ -88,6 +91,10 @@ class LossReport:
             attained = ("attained by real weights" if p.attained else "not attained by real weights found"
                         if p.attained is False else "attainment not checked")
             lines.append(f"    {k}. loss {p.loss + float(self.form.residual):.6g}, {p.kind}, {attained}")
+        if self.critical_locus is not None:
+            lines.append("  weight-space critical points that are not pure (on the parametrization's critical locus, "
+                         "where the Jacobian drops rank):")
+            lines += ["  " + line for line in self.critical_locus.lines()]
         if self.training:
             lines.append("  training (end points matched to the critical points above by distance in G):")
             for row in self.training_summary.get("table", []):
@@ -119,8 +126,9 @@ def _generic_form(n: int, rng: np.random.Generator) -> tuple[list[list[Fraction]
 
 def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = None, seed: int = 0,
                 runs: int = 0, timeout: float | None = None, attain: bool = True,
-                progress: bool = False) -> LossReport:
-    """Everything ``m2bridge loss`` prints, for one network and one dataset (see the module docstring)."""
+                progress: bool = False, locus_seconds: float = 60.0) -> LossReport:
+    """Everything ``m2bridge loss`` prints, for one network and one dataset (see the module docstring);
+    ``locus_seconds``: the time limit of each step of the critical points on the critical locus (0: skip them)."""
     from ..exact.compute import default_session, parametrization
 
     if arch.softmax:
@@ -162,8 +170,8 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
         real, total = found.points, found.found
         notes.append(found.note)
         for p in real:
-            if p.weights is not None:  # (a, v) in the model's order -> the parametrization's
-                where = dict(zip(model.linear + model.other, p.weights))
+            if p.weights is not None:  # the system's order -> the parametrization's
+                where = dict(zip(found.names, p.weights))
                 p.weights = [where[s] for s in param.weights]
         unattained = [p for p in real if not p.attained]
     else:
@@ -176,6 +184,13 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
         attain_points(param, unattained, seed=seed)
     report = LossReport(arch, data, form, count, generic, real, total, notes=notes,
                         points_complete=found.complete if model is not None else None)
+    if model is not None and locus_seconds:
+        from .critical_locus import loss_on_critical_locus
+
+        best = min((p.loss for p in real if p.attained), default=None)
+        report.critical_locus = loss_on_critical_locus(
+            param, G, form.u, m2, residual=float(form.residual), timeout=timeout, seconds=locus_seconds, seed=seed,
+            best_loss=None if best is None or not found.complete else best + float(form.residual))
     if runs:
         from .training import train_and_match
 

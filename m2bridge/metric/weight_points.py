@@ -12,14 +12,15 @@ smooth part is that of the Hessian in x, a chart of the closure there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import sympy
 from tqdm import tqdm
 
 from .engine import CriticalPoint, ProfileModel
-from .homotopy import _solve, monodromy, newton, trace_test, track_all
+from .homotopy import _monomials, _new_points, _solve, monodromy, newton, trace_test, track_all
 
 
 class WeightSystem:
@@ -34,6 +35,7 @@ class WeightSystem:
         self.n, self.k = self.B.shape[1], self.B.shape[2]
         self.m = self.B.shape[0] - 1  # chart coordinates w
         self.unknowns = self.m + self.k
+        self.names = list(model.linear) + list(v)
 
     def parts(self, X: np.ndarray):
         """c and J = [B_i a | M(v)] at every point (matrix products: einsum was the tracker's bottleneck)."""
@@ -66,9 +68,64 @@ class WeightSystem:
         c, J = self.parts(X)
         return _solve(self._hessian(c, J, U), np.matmul((du @ self.G)[:, None, :], J)[:, 0, :])
 
-    def weights(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(v, a) of a solution."""
-        return self.chart @ np.concatenate([[1.0], x[:self.m]]), x[self.m:]
+    def weights(self, x: np.ndarray) -> np.ndarray:
+        """The weights (a, v) of a solution, in the order of ``names``."""
+        return np.concatenate([x[self.m:], self.chart @ np.concatenate([[1.0], x[:self.m]])])
+
+
+class PolynomialSystem:
+    """J(x)^T G (c(x) - u) = 0 for any polynomial parametrization on an affine chart W = W0 + N x of the weights
+    (the chart cuts the generic fiber to finitely many points): c, its first and second derivatives in x evaluated
+    together from one table of monomials (as :class:`.homotopy.DistanceSystem`)."""
+
+    def __init__(self, coordinates: list[sympy.Expr], weights: list[sympy.Symbol], G: np.ndarray,
+                 W0: np.ndarray, N: np.ndarray):
+        xs = sympy.symbols(f"x_1:{N.shape[1] + 1}")
+        sub = {w: sympy.Float(a) + sum((sympy.Float(b) * x for b, x in zip(row, xs) if b), sympy.Integer(0))
+               for w, a, row in zip(weights, W0, N)}
+        cs = [sympy.Poly(sympy.expand(sympy.sympify(c).xreplace(sub)), *xs) for c in coordinates]
+        ds = [p.diff(x) for p in cs for x in xs]
+        hs = [d.diff(x) for d in ds for x in xs]
+        polys = cs + ds + hs
+        monomials = sorted({m for p in polys for m in p.monoms()}) or [(0,) * len(xs)]
+        where = {m: k for k, m in enumerate(monomials)}
+        C = np.zeros((len(monomials), len(polys)), dtype=complex)
+        for j, p in enumerate(polys):
+            for m, c in p.terms():
+                C[where[m], j] = complex(c)
+        self.exponents = np.array(monomials, dtype=np.int64).reshape(len(monomials), len(xs))
+        self.coefficients = C
+        self.G = np.asarray(G, dtype=float)
+        self.n, self.unknowns = len(coordinates), len(xs)
+        self.W0, self.N, self.names = W0, N, list(weights)
+
+    def _all(self, X: np.ndarray):
+        n, m = self.n, self.unknowns
+        values = _monomials(X, self.exponents) @ self.coefficients
+        return (values[:, :n], values[:, n:n + n * m].reshape(-1, n, m),
+                values[:, n + n * m:].reshape(-1, n, m, m))
+
+    def parts(self, X: np.ndarray):
+        c, J, _ = self._all(X)
+        return c, J
+
+    def residual(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
+        c, J, _ = self._all(X)
+        return np.matmul(((c - U) @ self.G)[:, None, :], J)[:, 0, :]
+
+    def _hessian(self, c, J, H, U) -> np.ndarray:
+        return np.matmul(np.transpose(J, (0, 2, 1)), self.G @ J) + np.einsum("bk,bkij->bij", (c - U) @ self.G, H)
+
+    def jacobian(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
+        """J^T G J plus the second derivatives of c contracted with G (c - u): half the loss's Hessian."""
+        return self._hessian(*self._all(X), U)
+
+    def velocity(self, X: np.ndarray, du: np.ndarray, U: np.ndarray) -> np.ndarray:
+        c, J, H = self._all(X)
+        return _solve(self._hessian(c, J, H, U), np.matmul((du @ self.G)[:, None, :], J)[:, 0, :])
+
+    def weights(self, x: np.ndarray) -> np.ndarray:
+        return self.W0 + self.N @ x
 
 
 @dataclass
@@ -81,19 +138,30 @@ class WeightPoints:
     complete: bool
     note: str
     traced: bool = False  # the trace test passed
+    names: list[Any] = field(default_factory=list)  # the weights, in the order of each point's ``weights``
 
 
 def weight_space_points(model: ProfileModel, G: np.ndarray, u: np.ndarray, target: int | None,
                         at_u: int | None = None, seed: int = 0, max_loops: int = 60,
                         seconds: float | None = None, progress: bool = False) -> WeightPoints:
-    """The critical points of (c - u)^T G (c - u) on the layer: monodromy at a random complex u0 to ``target`` (the
-    exact count for this G at random targets), then tracking to u, where ``at_u`` (the exact count at u) must be
-    reached; the real ones with their loss, index and real weights when they have them. No new monodromy loop starts
-    after ``seconds``."""
+    """The critical points of (c - u)^T G (c - u) on the layer (:func:`system_points` on a random real chart of
+    V, which fixes the scaling)."""
     rng = np.random.default_rng(seed + 41)
     m = len(model.other)
     chart = np.linalg.qr(rng.standard_normal((m, m)))[0]
-    system = WeightSystem(model, G, chart)
+    return system_points(WeightSystem(model, G, chart), u, target, at_u, seed, max_loops, seconds, progress)
+
+
+def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | None = None, seed: int = 0,
+                  max_loops: int = 60, seconds: float | None = None, progress: bool = False,
+                  per_function: int = 1) -> WeightPoints:
+    """The solutions of a weight system (:class:`WeightSystem`, :class:`PolynomialSystem`): monodromy at a random
+    complex u0 to ``target`` (the exact number of solutions for this G at random targets), then tracking to u,
+    where ``at_u`` (the exact number at u) must be reached; the real ones with their loss, index and real weights
+    when they have them. ``per_function``: solutions per critical point in function space (the chart meets a generic
+    fiber in that many points); the real points are listed once per function. No new loop starts after
+    ``seconds``."""
+    rng = np.random.default_rng(seed + 41)
     x0 = rng.standard_normal(system.unknowns) + 1j * rng.standard_normal(system.unknowns)
     c0, J0 = system.parts(x0[None, :])
     left = np.linalg.svd(J0[0].T)[2][system.unknowns:].conj().T  # (n, n - unknowns): the normal directions
@@ -110,11 +178,16 @@ def weight_space_points(model: ProfileModel, G: np.ndarray, u: np.ndarray, targe
     how = (f"the exact count is {target}" if target is not None else "no exact count") + (
         "; the trace test (the sum of the points c along a random complex line of targets is affine) "
         + ("passes" if traced else "fails") + f", deviation {deviation:.1e}")
-    note = (f"{len(ends)} complex critical points at the data, tracked from the {found} found by monodromy in weight "
+    each = f" ({per_function} solutions per critical function)" if per_function > 1 else ""
+    note = (f"{len(ends)} complex solutions at the data{each}, tracked from the {found} found by monodromy in weight "
             f"space at a random complex target ({result.loops} loops, {result.paths} paths); {how}"
             + ("" if complete else ": some critical points may be missing, so the real ones listed are a subset"))
-    return WeightPoints(_real_points(system, ends, np.asarray(u, dtype=float)), len(ends), target,
-                        result.loops, result.paths, complete, note, traced)
+    points = _real_points(system, ends, np.asarray(u, dtype=float))
+    if per_function > 1:  # one per function: the chart's points of a fiber have the same c
+        unique = _new_points(np.zeros((0, system.n)), np.array([p.point for p in points]).reshape(-1, system.n))
+        points = [next(p for p in points if np.allclose(p.point, c, rtol=1e-6, atol=1e-9)) for c in unique]
+    return WeightPoints(points, len(ends) // per_function, target, result.loops, result.paths, complete, note, traced,
+                        system.names)
 
 
 def _real_points(system: WeightSystem, ends: np.ndarray, u: np.ndarray) -> list[CriticalPoint]:
@@ -141,8 +214,7 @@ def _real_points(system: WeightSystem, ends: np.ndarray, u: np.ndarray) -> list[
             tol = 1e-8 * max(1.0, float(np.abs(eig).max()), float(np.abs(system.G).max()))
             point.index = int((eig < -tol).sum())
             point.degenerate = bool((np.abs(eig) <= tol).any())
-            v, a = system.weights(xr)
-            point.attained, point.weights, point.weight_residual = True, [float(t) for t in np.concatenate([a, v])], 0.0
+            point.attained, point.weights, point.weight_residual = True, [float(t) for t in system.weights(xr)], 0.0
         else:
             point.attained = False
         out.append(point)

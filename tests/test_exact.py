@@ -376,5 +376,9 @@ def test_a_failed_certificate_stays_truncated(m2, monkeypatch):
     good = certificate.certify(truncated_ideal(LightningAttention((2, 2), 2, 2), 4, generators=True), m2,
                                completeness=True)
     assert good.complete and any("unmixed" in c for c in good.completeness)
+    # a hypersurface ring R/(f) is Cohen-Macaulay (a textbook fact): the certificate mod p alone must prove it
+    hyper = certificate.certify(truncated_ideal(LightningAttention((2, 1), 2, 2), 4, generators=True), m2,
+                                completeness=True)
+    assert hyper.complete and "Cohen-Macaulay" in hyper.completeness[-1] and "unmixed" in hyper.completeness[-1]
     not_kept = certificate.certify(truncated_ideal(LightningAttention((2, 2), 2, 2), 4), m2, completeness=True)
     assert not not_kept.complete and "not kept" in not_kept.completeness[0]

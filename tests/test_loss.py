@@ -256,6 +256,33 @@ def test_the_weight_space_trace_test_certifies_the_monodromy_and_rejects_a_subse
     assert not trace_test(system, points[1:], u0, rng, coordinates=coords)[0]
 
 
+def test_the_polynomial_weight_system_agrees_with_the_bilinear_one():
+    # the generic PolynomialSystem (c and its derivatives from a table of monomials, any chart) on the (2,1) layer with
+    # the chart A_11 = 1: every critical point (14, the Lagrange count of the test above), the same real ones (loss
+    # values) as the bilinear WeightSystem on a random chart of V, and G (c - u) normal to the image at each
+    from m2bridge.exact.compute import parametrization
+    from m2bridge.metric.data import data_form
+    from m2bridge.metric.weight_points import PolynomialSystem, system_points, weight_space_points
+
+    arch = LightningAttention((2, 1), 2, 2)
+    param = parametrization(arch)
+    form = data_form(param, generate_dataset(arch, 5, seed=1, noise=0.3))
+    m = len(param.weights)
+    system = PolynomialSystem(param.reduced, param.weights, form.G_float(), np.eye(m)[0], np.eye(m)[:, 1:])
+    found = system_points(system, form.u_float(), 14, 14, seed=4)
+    bilinear = weight_space_points(profile_model(param), form.G_float(), form.u_float(), 14, 14, seed=4)
+    assert found.complete and found.traced and found.found == 14
+    assert sorted(p.loss for p in found.points) == pytest.approx(sorted(p.loss for p in bilinear.points), rel=1e-7)
+    from m2bridge.metric.weights import coordinate_functions
+
+    _, dc = coordinate_functions(param)
+    for p in found.points:
+        if p.attained:
+            w = np.array(p.weights)
+            J = dc(w)
+            assert np.abs(J.T @ form.G_float() @ (p.point.real - form.u_float())).max() < 1e-7 * (1 + p.loss)
+
+
 def _total_squares(Y) -> float:
     return float(sum(v * v for v in Y.flatten()))
 

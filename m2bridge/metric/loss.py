@@ -22,7 +22,7 @@ from ..session import Macaulay2
 from .data import Dataset, DataForm, data_form
 from .engine import (Count, CriticalPoint, block_count, critical_points, hypersurface_count, power_block,
                      profile_count, profile_model, weight_space_count_f4)
-from .weight_points import weight_space_points
+from .weight_points import PolynomialSystem, system_points, weight_space_points
 from .weights import jacobian_rank
 
 
@@ -174,16 +174,18 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
                 where = dict(zip(found.names, p.weights))
                 p.weights = [where[s] for s in param.weights]
         unattained = [p for p in real if not p.attained]
+        complete = found.complete
     else:
-        count, generic, real, total, more = _closure_counts(inner, param, G, Gg, ug, form, m2, timeout, seed)
+        count, generic, real, total, more, complete = _closure_counts(inner, param, G, Gg, ug, form, m2, timeout,
+                                                                      seed, progress)
         notes += more
-        unattained = real
+        unattained = [p for p in real if not p.attained]
     if attain and unattained:
         from .weights import attain_points
 
         attain_points(param, unattained, seed=seed)
     report = LossReport(arch, data, form, count, generic, real, total, notes=notes,
-                        points_complete=found.complete if model is not None else None)
+                        points_complete=complete)
     if model is not None and locus_seconds:
         from .critical_locus import loss_on_critical_locus
 
@@ -199,7 +201,7 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
     return report
 
 
-def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed):
+def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress):
     """The counts from the closure's equations (a hypersurface: Lagrange, and the points from the ideal over QQ), or
     in weight space when the generic fiber is the scaling; for the layers :func:`profile_model` does not cover."""
     from ..exact.compute import implicitize
@@ -209,10 +211,24 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed):
         fixed, r = block
         count = block_count(fixed, r, G, form.u, m2, timeout=timeout, seed=seed)
         generic = block_count(fixed, r, Gg, ug, m2, timeout=timeout, seed=seed + 1)
-        return count, generic, [], 0, [
+        _, u_random = _generic_form(len(form.u), np.random.default_rng(seed + 5))
+        at_random_u = block_count(fixed, r, G, u_random, m2, timeout=timeout, seed=seed + 2)
+        exact = lambda c: c.value * r if c.value is not None and c.certificate.startswith("exact") else None  # noqa
+        m = len(fixed.weights)
+        system = PolynomialSystem(fixed.reduced, fixed.weights, form.G_float(), np.eye(m)[0], np.eye(m)[:, 1:])
+        found = system_points(system, form.u_float(), exact(at_random_u), exact(count), seed=seed, seconds=timeout,
+                              progress=progress, per_function=r)
+        for p in found.points:
+            if p.weights is not None:  # (A, V) -> the parametrization's weights, the MLP's equal to 1
+                where = dict(zip(found.names, p.weights))
+                p.weights = [where.get(s, 1.0) for s in param.weights]
+        return count, generic, found.points, found.found, [
             f"attention then an MLP of width 1 and degree {r}: out_j = w2 w1^{r} z_j^{r}, and w2 w1^{r} is absorbed by "
-            "scaling V, so the counts are taken in the weights (A, V) with the MLP's set to 1; the real critical "
-            "points are not computed for it"]
+            "scaling V, so the counts are taken in the weights (A, V) with the MLP's set to 1, on the chart "
+            f"A_11 = 1",
+            f"for this G at random targets u: {at_random_u}",
+            "the points: monodromy in the weights (A, V) on the chart A_11 = 1 (a polynomial system: c, its first and "
+            "second derivatives from one table of monomials); " + found.note], found.complete
     closure = implicitize(arch, m2, timeout=timeout)
     gens, n = closure.generators, closure.ambient_dimension
     notes = [f"the closure: {closure}"]
@@ -232,4 +248,4 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed):
                                 "is not a hypersurface and its generic fiber is more than the scaling")
     if points and count.value is not None and len(points) != count.value:
         notes.append(f"{len(points)} points from the ideal over QQ against {count.value} counted modulo primes")
-    return count, generic, [p for p in points if p.real], len(points), notes
+    return count, generic, [p for p in points if p.real], len(points), notes, None

@@ -287,20 +287,26 @@ def _total_squares(Y) -> float:
     return float(sum(v * v for v in Y.flatten()))
 
 
+def _locus(arch, data, m2):
+    """The loss's critical points on the critical locus of one layer, for a dataset (best loss 0 assumed)."""
+    from m2bridge.exact.compute import parametrization
+    from m2bridge.metric.critical_locus import loss_on_critical_locus
+    from m2bridge.metric.data import data_form
+
+    param = parametrization(arch)
+    form = data_form(param, data)
+    return param, loss_on_critical_locus(param, form.G_rational(), form.u, m2, residual=float(form.residual),
+                                         best_loss=0.0)
+
+
 def test_critical_locus_of_one_layer_carries_saddles_at_zero_output(m2):
     # (2,1): paper Thm. 3.4 gives the critical locus V = 0 and A = s w^T, V = c s^T (A = 0 lies in the latter when
     # d' = 1). By hand: on V = 0 the output is 0, so the loss is sum |Y_n|^2; the gradient in A vanishes and the one
     # in V is linear in A with d d' = 2 conditions, so the critical set is a plane (dimension 4 - 2); the Hessian
     # [[0, B], [B^T, D]] with B != 0 is indefinite: saddles
-    from m2bridge.exact.compute import parametrization
-    from m2bridge.metric.critical_locus import loss_on_critical_locus
-    from m2bridge.metric.data import data_form
-
     arch = LightningAttention((2, 1), 2, 2)
     data = generate_dataset(arch, 5, seed=3)
-    param = parametrization(arch)
-    form = data_form(param, data)
-    res = loss_on_critical_locus(param, form.G_rational(), form.u, m2, residual=float(form.residual), best_loss=0.0)
+    _, res = _locus(arch, data, m2)
     assert sorted(res.components) == [("A = s w^T, V = c s^T", 4), ("V = 0", 4)]
     assert res.source.startswith("computed")
     (piece,) = res.pieces
@@ -314,15 +320,9 @@ def test_critical_locus_origin_is_a_saddle_of_index_rank_b(m2):
     # (2,2), generic data: d^2 = d d', so on V = 0 (and on A = 0) only the origin is critical, at loss sum |Y|^2;
     # there the Hessian is [[0, B], [B^T, 0]] with B[(a,b),(c,d)] = -2 sum_n <Y_n, E_cd X_n X_n^T E_ab X_n>,
     # whose number of negative eigenvalues is rank B (computed here from the data, not from the code under test)
-    from m2bridge.exact.compute import parametrization
-    from m2bridge.metric.critical_locus import loss_on_critical_locus
-    from m2bridge.metric.data import data_form
-
     arch = LightningAttention((2, 2), 2, 2)
     data = generate_dataset(arch, 5, seed=3)
-    param = parametrization(arch)
-    form = data_form(param, data)
-    res = loss_on_critical_locus(param, form.G_rational(), form.u, m2, residual=float(form.residual), best_loss=0.0)
+    _, res = _locus(arch, data, m2)
     assert {label for label, _ in res.components} == {"V = 0", "A = 0", "A = s w^T, V = c s^T"}
     (piece,) = res.pieces
     assert piece.dimension == 0 and piece.point == [0.0] * 8
@@ -337,9 +337,7 @@ def test_critical_locus_origin_is_a_saddle_of_index_rank_b(m2):
 def test_critical_locus_of_a_rank_one_teacher_holds_the_global_minimum(m2):
     # a teacher with A = s w^T and V = c s^T lies on the critical locus: its weights are a zero-loss (global) minimum
     # of training there, together with their scaling orbit (A, V) -> (t A, V / t), a conic
-    from m2bridge.exact.compute import parametrization
-    from m2bridge.metric.critical_locus import loss_on_critical_locus
-    from m2bridge.metric.data import Dataset, data_form, exact_forward
+    from m2bridge.metric.data import Dataset, exact_forward
 
     arch = LightningAttention((2, 2), 2, 2)
     s, w, c = [Fraction(1), Fraction(2)], [Fraction(3), Fraction(-1)], [Fraction(1), Fraction(-2)]
@@ -347,10 +345,7 @@ def test_critical_locus_of_a_rank_one_teacher_holds_the_global_minimum(m2):
     teacher = {"Q": np.array([[s, zero]], dtype=object), "K": np.array([[w, zero]], dtype=object),
                "V": np.array([[[ci * sj for sj in s] for ci in c]], dtype=object)}
     X = generate_dataset(arch, 5, seed=0).X
-    data = Dataset(X, exact_forward(arch, [teacher], X), "a rank-one teacher")
-    param = parametrization(arch)
-    form = data_form(param, data)
-    res = loss_on_critical_locus(param, form.G_rational(), form.u, m2, residual=float(form.residual), best_loss=0.0)
+    param, res = _locus(arch, Dataset(X, exact_forward(arch, [teacher], X), "a rank-one teacher"), m2)
     (best,) = [p for p in res.pieces if p.losses and p.losses[0] < 1e-9]
     assert best.components == ["A = s w^T, V = c s^T"] and best.dimension == 1 and best.degree == 2
     assert best.global_minimum and best.spurious_minimum is False

@@ -120,9 +120,10 @@ def newton(system: Any, X: np.ndarray, U: np.ndarray, steps: int = 3) -> tuple[n
 
 
 def track(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
-          min_step: float = 1e-12) -> tuple[np.ndarray, np.ndarray]:
+          min_step: float = 1e-12, max_steps: int = 2000) -> tuple[np.ndarray, np.ndarray]:
     """Track the solutions X0 at u = ua to u = ub along straight segments (ua, ub: one point, or one per
-    row of X0); returns (points, ok flags)."""
+    row of X0); returns (points, ok flags). A path that needs more than ``max_steps`` steps (near a singular
+    point, where it creeps with tiny steps) is stopped as failed: the others no longer wait for it."""
     m = X0.shape[0]
     ua = np.broadcast_to(np.asarray(ua, dtype=complex), (m, system.n))
     du = np.broadcast_to(np.asarray(ub, dtype=complex), (m, system.n)) - ua
@@ -131,11 +132,13 @@ def track(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
     h = np.full(m, 0.05)
     ok = np.ones(m, dtype=bool)
     active = np.ones(m, dtype=bool)
+    steps = np.zeros(m, dtype=np.int64)
     bound = 1e8 * np.maximum(1.0, np.abs(X).max(axis=1))  # a path past this diverges: stop it as failed
     for _ in range(50000):
         idx = np.nonzero(active)[0]
         if idx.size == 0:
             break
+        steps[idx] += 1
         x, tt, hh, d = X[idx], t[idx], np.minimum(h[idx], 1 - t[idx]), du[idx]
         u_t = ua[idx] + tt[:, None] * d
         u_mid, u_end = u_t + hh[:, None] / 2 * d, u_t + hh[:, None] * d
@@ -155,7 +158,8 @@ def track(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
         h[rej] = h[rej] / 2
         done = acc[t[acc] >= 1 - 1e-14]
         active[done] = False
-        failed = np.concatenate([rej[h[rej] < min_step], acc[np.abs(X[acc]).max(axis=1) > bound[acc]]])
+        failed = np.concatenate([rej[h[rej] < min_step], acc[np.abs(X[acc]).max(axis=1) > bound[acc]],
+                                 idx[steps[idx] > max_steps]])
         active[failed] = False
         ok[failed] = False
     ok &= ~active
@@ -233,10 +237,15 @@ class MonodromyResult:
 
 def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
               target: int | None = None, stall: int = 10, max_loops: int = 200,
-              seconds: float | None = None, on_loop: Callable[[int], None] | None = None) -> MonodromyResult:
+              seconds: float | None = None, on_loop: Callable[[int], None] | None = None,
+              orbit: Callable[[np.ndarray], np.ndarray] | None = None) -> MonodromyResult:
     """Monodromy loops u0 -> u1 -> u2 -> u0 through random complex parameters from the given solutions (no new loop
-    after ``seconds``; ``on_loop`` gets the number of solutions after each loop)."""
-    sols = _new_points(np.zeros((0, system.unknowns)), seed_points)
+    after ``seconds``; ``on_loop`` gets the number of solutions after each loop). ``orbit``: the images of solutions
+    under a symmetry of the system (points -> their images, stacked), added with every new solution."""
+    def closed(X: np.ndarray) -> np.ndarray:
+        return X if orbit is None or not len(X) else np.vstack([X, orbit(X)])
+
+    sols = _new_points(np.zeros((0, system.unknowns)), closed(seed_points))
     loops = paths = quiet = 0
     scale = max(1.0, float(np.abs(u0).max()))
     stop = None if seconds is None else time.monotonic() + seconds
@@ -249,7 +258,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         X, ok2 = track(system, X[ok], u1, u2)
         X, ok3 = track(system, X[ok2], u2, u0)
         paths += 3 * len(sols)
-        fresh = _new_points(sols, X[ok3])
+        fresh = _new_points(sols, closed(_new_points(sols, X[ok3])))
         if len(fresh):
             sols = np.vstack([sols, fresh])
             quiet = 0
@@ -261,11 +270,11 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
 
 
 def trace_test(system: Any, points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
-               tries: int = 3, coordinates: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[bool, float]:
+               tries: int = 5, coordinates: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[bool, float]:
     """Whether the trace of ``points`` (solutions at u0) is affine along a random complex line u0 + s v, and the
     relative deviation from affine; the trace of ``coordinates(points)`` (default: the first n unknowns, y). A line
-    on which a path fails or two paths end at the same point (a path jumped) says nothing: another random line is
-    tried, up to ``tries``; (False, inf) if none is clean."""
+    on which a path fails (even with ten times the usual step budget) or two paths end at the same point (a path
+    jumped) says nothing: another random line is tried, up to ``tries``; (False, inf) if none is clean."""
     coords = coordinates or (lambda X: X[:, :system.n])
     best = float("inf")
     for _ in range(tries):
@@ -275,7 +284,7 @@ def trace_test(system: Any, points: np.ndarray, u0: np.ndarray, rng: np.random.G
         svals = [0.0, 0.37 + 0.21j, -0.29 + 0.44j]
         clean = True
         for s in svals[1:]:
-            X, ok = track(system, points, u0, u0 + s * v)
+            X, ok = track(system, points, u0, u0 + s * v, max_steps=20000)  # every path must arrive
             if not ok.all() or len(_new_points(np.zeros((0, system.unknowns)), X)) < len(points):
                 clean = False
                 break

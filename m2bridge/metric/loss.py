@@ -184,6 +184,11 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
         from .weights import attain_points
 
         attain_points(param, unattained, seed=seed)
+        for p in unattained:
+            if p.attained and p.index is None:  # a real function reached by complex chart weights: its index
+                from .weights import morse_index
+
+                p.index, p.degenerate = morse_index(param, np.array(p.weights), form.G_float(), form.u_float())
     report = LossReport(arch, data, form, count, generic, real, total, notes=notes,
                         points_complete=complete)
     if model is not None and locus_seconds:
@@ -216,8 +221,14 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress):
         exact = lambda c: c.value * r if c.value is not None and c.certificate.startswith("exact") else None  # noqa
         m = len(fixed.weights)
         system = PolynomialSystem(fixed.reduced, fixed.weights, form.G_float(), np.eye(m)[0], np.eye(m)[:, 1:])
+        values = np.array([str(s).startswith("V") for s in fixed.weights[1:]])  # the chart's unknowns of V
+        roots = np.exp(2j * np.pi * np.arange(1, r) / r)
+
+        def orbit(X: np.ndarray) -> np.ndarray:  # V -> zeta V, zeta^r = 1: the other points of the fiber
+            return np.vstack([np.where(values, z * X, X) for z in roots])
+
         found = system_points(system, form.u_float(), exact(at_random_u), exact(count), seed=seed, seconds=timeout,
-                              progress=progress, per_function=r)
+                              progress=progress, per_function=r, orbit=orbit)
         for p in found.points:
             if p.weights is not None:  # (A, V) -> the parametrization's weights, the MLP's equal to 1
                 where = dict(zip(found.names, p.weights))

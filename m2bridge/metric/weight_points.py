@@ -154,13 +154,13 @@ def weight_space_points(model: ProfileModel, G: np.ndarray, u: np.ndarray, targe
 
 def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | None = None, seed: int = 0,
                   max_loops: int = 60, seconds: float | None = None, progress: bool = False,
-                  per_function: int = 1) -> WeightPoints:
+                  per_function: int = 1, orbit: Any = None) -> WeightPoints:
     """The solutions of a weight system (:class:`WeightSystem`, :class:`PolynomialSystem`): monodromy at a random
     complex u0 to ``target`` (the exact number of solutions for this G at random targets), then tracking to u,
     where ``at_u`` (the exact number at u) must be reached; the real ones with their loss, index and real weights
     when they have them. ``per_function``: solutions per critical point in function space (the chart meets a generic
-    fiber in that many points); the real points are listed once per function. No new loop starts after
-    ``seconds``."""
+    fiber in that many points, and ``orbit`` maps solutions to the others of their fiber); the real points are listed
+    once per function. No new loop starts after ``seconds``."""
     rng = np.random.default_rng(seed + 41)
     x0 = rng.standard_normal(system.unknowns) + 1j * rng.standard_normal(system.unknowns)
     c0, J0 = system.parts(x0[None, :])
@@ -170,7 +170,7 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
     start, _ = newton(system, x0[None, :], u0[None, :], steps=2)
     with tqdm(total=target, desc="critical points by monodromy", disable=not progress) as bar:
         result = monodromy(system, start, u0, rng, target=target, stall=8 if target is None else 25,
-                           max_loops=max_loops, seconds=seconds, on_loop=lambda k: bar.update(k - bar.n))
+                           max_loops=max_loops, seconds=seconds, on_loop=lambda k: bar.update(k - bar.n), orbit=orbit)
     traced, deviation = trace_test(system, result.points, u0, rng, coordinates=lambda X: system.parts(X)[0])
     ends = track_all(system, result.points, u0, np.asarray(u, dtype=complex), rng)
     found = len(result.points)

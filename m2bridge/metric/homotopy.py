@@ -254,9 +254,10 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         loops += 1
         u1 = u0 + scale * (rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n))
         u2 = u0 + scale * (rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n))
-        X, ok = track(system, sols, u0, u1)
-        X, ok2 = track(system, X[ok], u1, u2)
-        X, ok3 = track(system, X[ok2], u2, u0)
+        budget = 2000 if quiet < 2 else 20000  # stalled: let the slow paths (to the last points) arrive
+        X, ok = track(system, sols, u0, u1, max_steps=budget)
+        X, ok2 = track(system, X[ok], u1, u2, max_steps=budget)
+        X, ok3 = track(system, X[ok2], u2, u0, max_steps=budget)
         paths += 3 * len(sols)
         fresh = _new_points(sols, closed(_new_points(sols, X[ok3])))
         if len(fresh):

@@ -177,7 +177,8 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
     complete = (found == target or (target is None and traced)) and (at_u is None or len(ends) == at_u)
     how = (f"the exact count is {target}" if target is not None else "no exact count") + (
         "; the trace test (the sum of the points c along a random complex line of targets is affine) "
-        + ("passes" if traced else "fails") + f", deviation {deviation:.1e}")
+        + ((("passes" if traced else "fails") + f", deviation {deviation:.1e}") if np.isfinite(deviation) else
+           "could not be run: on every random line tried a path failed or two met"))
     each = f" ({per_function} solutions per critical function)" if per_function > 1 else ""
     note = (f"{len(ends)} complex solutions at the data{each}, tracked from the {found} found by monodromy in weight "
             f"space at a random complex target ({result.loops} loops, {result.paths} paths); {how}"

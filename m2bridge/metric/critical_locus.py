@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from math import comb
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import sympy
@@ -26,6 +26,7 @@ from ..errors import M2Timeout
 from ..serialize import to_m2
 from ..session import Macaulay2
 from .engine import _m2_list, _m2_rows, eigen_points
+from .weights import loss_hessian
 
 
 MAX_MINORS = 20000  # (2,2): 6336 maximal minors, decomposed in 6 s; (3,1): 381888, not finished in 10 min
@@ -151,10 +152,11 @@ them, paper Thm. 3.4's components and the linear ones (V = 0, A = 0) alone, said
     mat = lambda M: "matrix{" + ", ".join("{" + ", ".join(to_m2(e) for e in M.row(i)) + "}"  # noqa: E731
                                          for i in range(M.rows)) + "}"
     setup = (setup_script(param, "QQ") + f"Gl = matrix(QQ, {_m2_rows(G, n)});\nul = {_m2_list(u)};\n"
-             f"Am = {mat(A)};\nVm = {mat(V)};\n")
+             f"Am = {mat(A)};\nVm = {mat(V)};\n"
+             "Kthm = {ideal Vm, ideal Am, minors(2, Am | transpose Vm)};\n"  # paper Thm. 3.4, none inside another
+             "Kthm = select(Kthm, K -> not any(Kthm, L -> L != K and isSubset(L, K)));\n")
     m2.load_package()
-    m2.eval(setup + "Kthm = {ideal Vm, ideal Am, minors(2, Am | transpose Vm)};\n"
-            "Kthm = select(Kthm, K -> not any(Kthm, L -> L != K and isSubset(L, K)));\n", timeout=timeout)
+    m2.eval(setup, timeout=timeout)
     rank = len(param.weights) - 1  # the generic fiber is the scaling (paper Thm. 3.2)
     minors = comb(n, rank) * comb(len(param.weights), rank)
     theorem = "the components of paper Thm. 3.4 (V = 0, A = 0, A = s w^T with V = c s^T)"
@@ -168,8 +170,7 @@ them, paper Thm. 3.4's components and the linear ones (V = 0, A = 0) alone, said
             m2.eval(setup, timeout=timeout)
             source = f"{theorem}: computing them from the Jacobian's maximal minors ran past {seconds:.0f} s"
     if not source.startswith("computed"):
-        m2.eval("Kl = {ideal Vm, ideal Am, minors(2, Am | transpose Vm)};\n"
-                "Kl = select(Kl, K -> not any(Kl, L -> L != K and isSubset(L, K)));", timeout=timeout)
+        m2.eval("Kl = Kthm;", timeout=timeout)
     raw = m2.to_python("apply(Kl, K -> {dim K, apply(first entries gens K, toString), K == ideal Vm, K == ideal Am, "
                        "K == minors(2, Am | transpose Vm)})", timeout=timeout)
     comps = [(_label(gens, is_v, is_a, same_u), int(dim)) for dim, gens, is_v, is_a, same_u in raw]
@@ -188,11 +189,12 @@ them, paper Thm. 3.4's components and the linear ones (V = 0, A = 0) alone, said
     rows = m2.to_python("apply(Pl, p -> {p#0, p#1, p#2, apply(first entries gens p#3, toString), toString p#4, "
                         "p#5})", timeout=timeout)
     z = sympy.Symbol("z")
+    hessian = loss_hessian(param, np.array([[float(v) for v in row] for row in G]), np.array([float(v) for v in u]))
     for k, (where, dim, deg, eqs, poly, inside) in enumerate(rows):
         roots = [float(r) + residual for r in sympy.Poly(sympy.sympify(poly.replace("^", "**")), z).real_roots()]
         piece = LocusPiece([comps[i][0] for i in where], [comps[i][0] for i in inside if i not in where], int(dim),
                            int(deg), eqs, poly, sorted(set(roots)))
-        _classify(param, G, u, piece, m2, f"Pl#{k}#3", seed + k, timeout)
+        _classify(hessian, piece, m2, f"Pl#{k}#3", seed + k, timeout)
         floor = residual + 1e-9 * (1 + residual)
         if piece.losses and min(piece.losses) <= floor:  # the loss is never below the residual: a global minimum
             piece.global_minimum, piece.spurious_minimum = True, False
@@ -203,12 +205,11 @@ them, paper Thm. 3.4's components and the linear ones (V = 0, A = 0) alone, said
     return result
 
 
-def _classify(param: Any, G: Any, u: Sequence[Any], piece: LocusPiece, m2: Macaulay2, ideal: str, seed: int,
+def _classify(hessian: Callable[[np.ndarray], np.ndarray], piece: LocusPiece, m2: Macaulay2, ideal: str, seed: int,
               timeout: float | None) -> None:
     """A real point of the piece (a random rational slice to dimension 0, up to three tries) and the weight
     Hessian's index and nullity there."""
     rng = np.random.default_rng(seed)
-    hessian = _loss_hessian(param, G, u)
     for attempt in range(3):
         m2.eval(f"setRandomSeed {seed * 7 + attempt};\nQs = {ideal} + ideal apply({piece.dimension}, i -> "
                 "sum(gens S, x -> random(QQ) * x) - random(QQ));\nMs = multiplicationMatrices Qs;\n", timeout=timeout)
@@ -221,13 +222,3 @@ def _classify(param: Any, G: Any, u: Sequence[Any], piece: LocusPiece, m2: Macau
             piece.point = [float(v) for v in w]
             piece.index, piece.nullity = int((eig < -tol).sum()), int((np.abs(eig) <= tol).sum())
             return
-
-
-def _loss_hessian(param: Any, G: Any, u: Sequence[Any]):
-    """The weight Hessian of (c(W) - u)^T G (c(W) - u) as a NumPy function of W."""
-    w = list(param.weights)
-    Gs = sympy.Matrix([[sympy.Rational(v.numerator, v.denominator) for v in row] for row in G])
-    e = sympy.Matrix([c - sympy.Rational(v.numerator, v.denominator) for c, v in zip(param.reduced, u)])
-    loss = sympy.expand((e.T * Gs * e)[0, 0])
-    f = sympy.lambdify([w], sympy.hessian(loss, w), "numpy")
-    return lambda x: np.array(f(list(x)), dtype=float)

@@ -42,6 +42,18 @@ def _monomials(Y: np.ndarray, exponents: np.ndarray) -> np.ndarray:
     return out
 
 
+def monomial_table(polys: list[sympy.Poly], nvars: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every monomial of the polynomials (exponents, one row each) and their coefficients (a column per polynomial):
+    all of them evaluated at a batch of points by one :func:`_monomials` and one matrix product."""
+    monomials = sorted({m for p in polys for m in p.monoms()}) or [(0,) * nvars]
+    where = {m: k for k, m in enumerate(monomials)}
+    C = np.zeros((len(monomials), len(polys)), dtype=complex)
+    for j, p in enumerate(polys):
+        for m, c in p.terms():
+            C[where[m], j] = complex(c)
+    return np.array(monomials, dtype=np.int64).reshape(len(monomials), nvars), C
+
+
 class DistanceSystem:
     """g(y) = 0, G (y - u) - lam grad g = 0 for a hypersurface g in n variables and a symmetric form G."""
 
@@ -52,14 +64,7 @@ class DistanceSystem:
         polys = [sympy.Poly(sympy.expand(g), *ys)]
         polys += [sympy.Poly(sympy.diff(g, y), *ys) for y in ys]
         polys += [sympy.Poly(sympy.diff(g, a, b), *ys) for a in ys for b in ys]
-        monomials = sorted({m for p in polys for m in p.monoms()}) or [(0,) * n]
-        where = {m: k for k, m in enumerate(monomials)}
-        C = np.zeros((len(monomials), len(polys)), dtype=complex)
-        for j, p in enumerate(polys):
-            for m, c in p.terms():
-                C[where[m], j] = complex(c)
-        self.exponents = np.array(monomials, dtype=np.int64).reshape(len(monomials), n)
-        self.coefficients = C  # columns: g, grad g (n), Hessian (n*n, row major)
+        self.exponents, self.coefficients = monomial_table(polys, n)  # columns: g, grad g (n), Hessian (n*n)
         self.degree = int(polys[0].total_degree())
         self.unknowns = n + 1  # (y, lam); n is the number of parameters u
 
@@ -259,7 +264,9 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         X, ok2 = track(system, X[ok], u1, u2, max_steps=budget)
         X, ok3 = track(system, X[ok2], u2, u0, max_steps=budget)
         paths += 3 * len(sols)
-        fresh = _new_points(sols, closed(_new_points(sols, X[ok3])))
+        fresh = _new_points(sols, X[ok3])
+        if orbit is not None and len(fresh):  # their partners too (sols stays closed under the symmetry)
+            fresh = _new_points(sols, closed(fresh))
         if len(fresh):
             sols = np.vstack([sols, fresh])
             quiet = 0

@@ -169,10 +169,7 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
                                     seconds=timeout, progress=progress)
         real, total = found.points, found.found
         notes.append(found.note)
-        for p in real:
-            if p.weights is not None:  # the system's order -> the parametrization's
-                where = dict(zip(found.names, p.weights))
-                p.weights = [where[s] for s in param.weights]
+        _to_param_order(real, found.names, param)
         unattained = [p for p in real if not p.attained]
         complete = found.complete
     else:
@@ -181,13 +178,11 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
         notes += more
         unattained = [p for p in real if not p.attained]
     if attain and unattained:
-        from .weights import attain_points
+        from .weights import attain_points, morse_index
 
         attain_points(param, unattained, seed=seed)
         for p in unattained:
             if p.attained and p.index is None:  # a real function reached by complex chart weights: its index
-                from .weights import morse_index
-
                 p.index, p.degenerate = morse_index(param, np.array(p.weights), form.G_float(), form.u_float())
     report = LossReport(arch, data, form, count, generic, real, total, notes=notes,
                         points_complete=complete)
@@ -197,13 +192,22 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
         best = min((p.loss for p in real if p.attained), default=None)
         report.critical_locus = loss_on_critical_locus(
             param, G, form.u, m2, residual=float(form.residual), timeout=timeout, seconds=locus_seconds, seed=seed,
-            best_loss=None if best is None or not found.complete else best + float(form.residual))
+            best_loss=None if best is None or not complete else best + float(form.residual))
     if runs:
         from .training import train_and_match
 
         report.training, report.training_summary = train_and_match(param, form, real, runs, seed, progress)
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def _to_param_order(points: list[CriticalPoint], names: list[Any], param: Any) -> None:
+    """Each point's weights from the system's order (``names``) to the parametrization's; a weight the system does
+    not have is 1 (the block's MLP weights)."""
+    for p in points:
+        if p.weights is not None:
+            where = dict(zip(names, p.weights))
+            p.weights = [where.get(s, 1.0) for s in param.weights]
 
 
 def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress):
@@ -229,10 +233,7 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress):
 
         found = system_points(system, form.u_float(), exact(at_random_u), exact(count), seed=seed, seconds=timeout,
                               progress=progress, per_function=r, orbit=orbit)
-        for p in found.points:
-            if p.weights is not None:  # (A, V) -> the parametrization's weights, the MLP's equal to 1
-                where = dict(zip(found.names, p.weights))
-                p.weights = [where.get(s, 1.0) for s in param.weights]
+        _to_param_order(found.points, found.names, param)  # the MLP's weights equal to 1
         return count, generic, found.points, found.found, [
             f"attention then an MLP of width 1 and degree {r}: out_j = w2 w1^{r} z_j^{r}, and w2 w1^{r} is absorbed by "
             "scaling V, so the counts are taken in the weights (A, V) with the MLP's set to 1, on the chart "

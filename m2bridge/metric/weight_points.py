@@ -20,7 +20,7 @@ import sympy
 from tqdm import tqdm
 
 from .engine import CriticalPoint, ProfileModel
-from .homotopy import _monomials, _new_points, _solve, monodromy, newton, trace_test, track_all
+from .homotopy import _monomials, _new_points, _solve, monodromy, monomial_table, newton, trace_test, track_all
 
 
 class WeightSystem:
@@ -86,15 +86,7 @@ class PolynomialSystem:
         cs = [sympy.Poly(sympy.expand(sympy.sympify(c).xreplace(sub)), *xs) for c in coordinates]
         ds = [p.diff(x) for p in cs for x in xs]
         hs = [d.diff(x) for d in ds for x in xs]
-        polys = cs + ds + hs
-        monomials = sorted({m for p in polys for m in p.monoms()}) or [(0,) * len(xs)]
-        where = {m: k for k, m in enumerate(monomials)}
-        C = np.zeros((len(monomials), len(polys)), dtype=complex)
-        for j, p in enumerate(polys):
-            for m, c in p.terms():
-                C[where[m], j] = complex(c)
-        self.exponents = np.array(monomials, dtype=np.int64).reshape(len(monomials), len(xs))
-        self.coefficients = C
+        self.exponents, self.coefficients = monomial_table(cs + ds + hs, len(xs))
         self.G = np.asarray(G, dtype=float)
         self.n, self.unknowns = len(coordinates), len(xs)
         self.W0, self.N, self.names = W0, N, list(weights)
@@ -185,13 +177,16 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
             + ("" if complete else ": some critical points may be missing, so the real ones listed are a subset"))
     points = _real_points(system, ends, np.asarray(u, dtype=float))
     if per_function > 1:  # one per function: the chart's points of a fiber have the same c
-        unique = _new_points(np.zeros((0, system.n)), np.array([p.point for p in points]).reshape(-1, system.n))
-        points = [next(p for p in points if np.allclose(p.point, c, rtol=1e-6, atol=1e-9)) for c in unique]
+        kept: list[CriticalPoint] = []
+        for p in points:
+            if not kept or len(_new_points(np.array([q.point for q in kept]), p.point[None, :])):
+                kept.append(p)
+        points = kept
     return WeightPoints(points, len(ends) // per_function, target, result.loops, result.paths, complete, note, traced,
                         system.names)
 
 
-def _real_points(system: WeightSystem, ends: np.ndarray, u: np.ndarray) -> list[CriticalPoint]:
+def _real_points(system: Any, ends: np.ndarray, u: np.ndarray) -> list[CriticalPoint]:
     """The critical points whose function c is real: loss, Morse index (the Hessian in x, a chart of the closure
     where J has full rank), and the real weights (v, a) when x itself is real."""
     out = []

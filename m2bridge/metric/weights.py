@@ -12,7 +12,8 @@ from typing import Any, Callable
 import numpy as np
 import sympy
 
-_FUNCTIONS: dict[Any, tuple[Callable, Any]] = {}
+_FUNCTIONS: dict[int, tuple[Callable, Callable]] = {}
+_SECOND: dict[int, Callable] = {}  # the second derivatives of the coordinates
 
 
 def coordinate_functions(param: Any) -> tuple[Callable, Callable]:
@@ -58,23 +59,31 @@ def attain_points(param: Any, points: list, seed: int = 0, starts: int = 12, tol
         p.weights = [float(v) for v in best[1]] if p.attained else None
 
 
+def loss_hessian(param: Any, G: np.ndarray, u: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """W -> J^T G J + sum_k (G (c - u))_k Hess c_k: half the weight Hessian of (c(W) - u)^T G (c(W) - u)."""
+    key = id(param)
+    if key not in _SECOND:
+        w = param.weights
+        f = sympy.lambdify([w], [[[sympy.diff(e, a, b) for b in w] for a in w] for e in param.reduced], "numpy")
+        _SECOND[key] = lambda v: np.array(f(v), dtype=float)
+    c, dc = coordinate_functions(param)
+    second = _SECOND[key]
+
+    def hessian(weights: np.ndarray) -> np.ndarray:
+        J = dc(weights)
+        return J.T @ G @ J + np.einsum("k,kab->ab", G @ (c(weights) - u), second(weights))
+
+    return hessian
+
+
 def morse_index(param: Any, weights: np.ndarray, G: np.ndarray, u: np.ndarray) -> tuple[int, bool]:
     """The Morse index of the loss (c - u)^T G (c - u) on the smooth part of the closure at c(weights), a critical
     point with the Jacobian J of full generic rank there: the weight Hessian on the orthogonal complement of ker J
     (W + Q y is a local parametrization of the closure, and a critical point's Hessian does not depend on the
     chart); returns (index, degenerate)."""
-    key = ("hessians", id(param))
-    if key not in _FUNCTIONS:
-        w = param.weights
-        second = [[[sympy.diff(e, a, b) for b in w] for a in w] for e in param.reduced]
-        f = sympy.lambdify([w], second, "numpy")
-        _FUNCTIONS[key] = (lambda v: np.array(f(v), dtype=float), None)  # type: ignore[assignment]
-    c, dc = coordinate_functions(param)
-    second = _FUNCTIONS[key][0](weights)
-    J = dc(weights)
-    g = G @ (c(weights) - u)
-    H = J.T @ G @ J + np.einsum("k,kab->ab", g, second)
-    _, sv, vt = np.linalg.svd(J)
+    _, dc = coordinate_functions(param)
+    H = loss_hessian(param, G, u)(weights)
+    _, sv, vt = np.linalg.svd(dc(weights))
     rank = int((sv > 1e-9 * max(1.0, sv.max())).sum())
     Q = vt[:rank].T
     eig = np.linalg.eigvalsh(Q.T @ H @ Q)

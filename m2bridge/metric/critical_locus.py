@@ -98,7 +98,7 @@ class CriticalLocusLoss:
         out = [f"  critical locus of the parametrization ({self.source}): {comps}"]
         carried = {c for p in self.pieces for c in p.components + p.meets}
         for label in self.unfinished:
-            out.append(f"    {label}: the loss's critical points on it not computed (ran past {self.limit:.0f} s)")
+            out.append(f"    {label}: the loss's critical points on it not computed (ran past {self.limit:g} s)")
         for label, _ in self.components:
             if label not in carried and label not in self.unfinished:
                 out.append(f"    {label}: no critical point of the loss")
@@ -168,7 +168,7 @@ them, paper Thm. 3.4's components and the linear ones (V = 0, A = 0) alone, said
         except M2Timeout:
             m2.load_package()
             m2.eval(setup, timeout=timeout)
-            source = f"{theorem}: computing them from the Jacobian's maximal minors ran past {seconds:.0f} s"
+            source = f"{theorem}: computing them from the Jacobian's maximal minors ran past {seconds:g} s"
     if not source.startswith("computed"):
         m2.eval("Kl = Kthm;", timeout=timeout)
     raw = m2.to_python("apply(Kl, K -> {dim K, apply(first entries gens K, toString), K == ideal Vm, K == ideal Am, "

@@ -11,11 +11,12 @@ from typing import Any, Callable
 
 from .architecture import AttentionNetwork, Network, make_architecture
 from .deadline import Deadline
-from .errors import ArchitectureError, M2BridgeError, M2NotFound, OutputPathError
+from .errors import ArchitectureError, M2BridgeError, M2NotFound, OutputPathError, ProblemTooLarge
 from .layers.spec import HELP as LAYERS_HELP
 from .layers.spec import load_network_file, parse_layers
 
 VERSION = "0.1.0"
+MAX_LOSS_COORDINATES = 64  # one layer: the loss needs no elimination, so it reaches past its limits
 
 
 # ------------------------------------------------------------------ argument types
@@ -294,13 +295,18 @@ def _components_cmd(fn_name: str) -> Callable[[argparse.Namespace], int]:
 
 
 def cmd_loss(args: argparse.Namespace) -> int:
-    from .exact.compute import check_feasible, parametrization
+    from .exact.compute import check_feasible, exact_size, parametrization
     from .metric.data import generate_dataset, load_dataset
     from .metric.loss import loss_report
 
     check_file_path(args.plot, "--plot")
     arch = architecture(args)
-    check_feasible(arch, "the loss's critical points")
+    try:
+        check_feasible(arch, "the loss's critical points")
+    except ProblemTooLarge:
+        # one plain layer needs no elimination (A in closed form, monodromy past the Groebner bases)
+        if not (arch.layers == 1 and arch.attention_only and exact_size(arch)[0] <= MAX_LOSS_COORDINATES):
+            raise
     if args.data:
         if args.samples is not None or args.noise or args.teacher != "same":
             raise ArchitectureError("--data gives the dataset: drop --samples, --noise and --teacher")
@@ -311,7 +317,7 @@ def cmd_loss(args: argparse.Namespace) -> int:
         samples = args.samples or -(-n // per) + 2
         data = generate_dataset(arch, samples, args.seed, noise=-1.0 if args.teacher == "noise" else args.noise)
     report = loss_report(arch, data, seed=args.seed, runs=args.runs, timeout=args.timeout,
-                         progress=not args.json, locus_seconds=args.locus_seconds)
+                         progress=not args.json, locus_seconds=args.locus_seconds, count_seconds=args.count_seconds)
     if args.plot:
         from .metric.plot import training_plot
 
@@ -517,6 +523,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--locus-seconds", type=_seconds_or_zero, default=60.0, metavar="S",
                    help="time limit of each step of the weight-space critical points on the parametrization's critical "
                         "locus (one layer; default 60; 0 skips them)")
+    p.add_argument("--count-seconds", type=_positive_seconds, default=120.0, metavar="S",
+                   help="time limit of each exact count (F4) of one layer; past it, monodromy with the trace test "
+                        "counts, certified or a lower bound (default 120)")
     p.add_argument("--seed", type=int, default=0, help="seed of the data, the generic form and the runs")
     p.add_argument("--timeout", type=_positive_seconds, default=300.0,
                    help="seconds for the whole run (default 300: the exact counts of d' >= 2 layers take longer)")

@@ -162,6 +162,21 @@ def profile_model(param: Any) -> ProfileModel | None:
     return ProfileModel(rows, linear, other)
 
 
+def fewer_unknowns(model: ProfileModel) -> ProfileModel:
+    """The same layer with the roles of the weights exchanged when that leaves fewer unknowns: c is bilinear in
+    (A, V), so it is also N(a) v; the count solves the larger block in closed form. For d' > d the value matrix is
+    the larger one ((2,3): 3 unknowns of A on the chart instead of 5 of V)."""
+    if len(model.other) <= len(model.linear):
+        return model
+    a = model.linear
+    coords = [sympy.expand(sum((row[k] * a[k] for k in range(len(a))), sympy.Integer(0))) for row in model.M]
+    return ProfileModel([[sympy.expand(sympy.diff(c, v)) for v in model.other] for c in coords], model.other, a)
+
+
+def _block_name(symbols: Sequence[sympy.Symbol]) -> str:
+    return str(symbols[0])[0] if symbols else "?"
+
+
 def profile_count(model: ProfileModel, G: Any, u: Sequence[Any] | None, m2: Macaulay2,
                   primes: Sequence[int] = F4_PRIMES, timeout: float | None = None, seed: int = 0) -> Count:
     """Critical points of the loss (c - u)^T G (c - u) on c = M(v) a with the best a solved in closed form
@@ -177,9 +192,10 @@ def profile_count(model: ProfileModel, G: Any, u: Sequence[Any] | None, m2: Maca
                 f"Cc = ideal leadTerm groebnerBasis(profileCritical(Mm, matrix(ZZ/{p}, {_m2_rows(G, n)}), {point}), "
                 "Strategy => \"F4\");\n")
 
+    best, alone = _block_name(model.linear), _block_name(model.other)
     return _count_over_primes(m2, primes, seed, timeout, code,
-                              "the best A in closed form for each V, critical points of the least loss in V alone on "
-                              "a random chart (Macaulay2's profileCritical), F4 Groebner bases")
+                              f"the best {best} in closed form for each {alone}, critical points of the least loss in "
+                              f"{alone} alone on a random chart (Macaulay2's profileCritical), F4 Groebner bases")
 
 
 @dataclass

@@ -12,6 +12,7 @@ smooth part is that of the Hessian in x, a chart of the closure there.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,8 +20,9 @@ import numpy as np
 import sympy
 from tqdm import tqdm
 
-from .engine import CriticalPoint, ProfileModel
-from .homotopy import _monomials, _new_points, _solve, monodromy, monomial_table, newton, trace_test, track_all
+from .engine import Count, CriticalPoint, ProfileModel
+from .homotopy import (MonodromyResult, _monomials, _new_points, _solve, monodromy, monomial_table, newton, trace_test,
+                       track_all)
 
 
 class WeightSystem:
@@ -131,6 +133,25 @@ class WeightPoints:
     note: str
     traced: bool = False  # the trace test passed
     names: list[Any] = field(default_factory=list)  # the weights, in the order of each point's ``weights``
+    at_random: int = 0  # critical points found at the random complex target (before tracking to the data)
+    deviation: float = float("inf")  # the trace test's relative deviation from affine (inf: not run)
+
+    def count(self, method: str, seconds: float) -> Count:
+        """The number of critical points at the data as a :class:`Count`: certified when the trace test passed at the
+        random target and as many distinct solutions were found at the data (the number of isolated nonsingular
+        solutions at any target is at most the generic one), else a lower bound."""
+        if self.traced and self.found == self.at_random:
+            how = (f"certified: the trace test passes at a random complex target (deviation {self.deviation:.1e}) and "
+                   f"the data has as many distinct solutions ({self.at_random}: tracked there, and by monodromy at the "
+                   "data where a path did not arrive), the most that any target can have")
+        elif self.traced:
+            how = (f"lower bound: the trace test passes at a random complex target ({self.at_random} points), but only "
+                   f"{self.found} of them arrived at the data")
+        else:
+            how = ("lower bound: the trace test " + ("fails" if np.isfinite(self.deviation) else "could not be run")
+                   + f" ({self.at_random} points at a random complex target, {self.loops} monodromy loops): some "
+                   "critical points may be missing")
+        return Count(self.found, method, how, {}, seconds)
 
 
 def weight_space_points(model: ProfileModel, G: np.ndarray, u: np.ndarray, target: int | None,
@@ -152,7 +173,9 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
     where ``at_u`` (the exact number at u) must be reached; the real ones with their loss, index and real weights
     when they have them. ``per_function``: solutions per critical point in function space (the chart meets a generic
     fiber in that many points, and ``orbit`` maps solutions to the others of their fiber); the real points are listed
-    once per function. No new loop starts after ``seconds``."""
+    once per function. Where paths are lost on the way to u, monodromy at u itself goes on from those that arrived
+    until ``at_u`` is reached. No new loop starts after ``seconds`` (counted from the start)."""
+    started = time.monotonic()
     rng = np.random.default_rng(seed + 41)
     x0 = rng.standard_normal(system.unknowns) + 1j * rng.standard_normal(system.unknowns)
     c0, J0 = system.parts(x0[None, :])
@@ -164,16 +187,38 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
         result = monodromy(system, start, u0, rng, target=target, stall=8 if target is None else 25,
                            max_loops=max_loops, seconds=seconds, on_loop=lambda k: bar.update(k - bar.n), orbit=orbit)
     traced, deviation = trace_test(system, result.points, u0, rng, coordinates=lambda X: system.parts(X)[0])
+    rounds = 0
+    while (target is None and not traced and rounds < 4 and len(result.points)
+           and (seconds is None or time.monotonic() - started < seconds)):
+        # no exact count: a failed trace test says points are missing, so monodromy goes on (longer loops)
+        rounds += 1
+        left = None if seconds is None else max(1.0, seconds - (time.monotonic() - started))
+        more = monodromy(system, result.points, u0, rng, stall=8 * (rounds + 1), max_loops=max_loops, seconds=left,
+                         orbit=orbit, patient=True)
+        if len(more.points) == len(result.points):
+            result = MonodromyResult(result.points, u0, result.loops + more.loops, result.paths + more.paths)
+            break
+        result = MonodromyResult(more.points, u0, result.loops + more.loops, result.paths + more.paths)
+        traced, deviation = trace_test(system, result.points, u0, rng, coordinates=lambda X: system.parts(X)[0])
     ends = track_all(system, result.points, u0, np.asarray(u, dtype=complex), rng)
     found = len(result.points)
-    complete = (found == target or (target is None and traced)) and (at_u is None or len(ends) == at_u)
+    filled = ""
+    goal = at_u if at_u is not None else found if target is None and traced else None  # the number due at u
+    if goal is not None and 0 < len(ends) < goal:  # paths lost on the way: monodromy at the data itself fills in
+        before, left = len(ends), None if seconds is None else max(1.0, seconds - (time.monotonic() - started))
+        more = monodromy(system, ends, np.asarray(u, dtype=complex), rng, target=goal,
+                         stall=25 if at_u is not None else 8, max_loops=max_loops, seconds=left, orbit=orbit)
+        ends = more.points
+        filled = (f"; {found - before} paths did not arrive, so monodromy at the data's targets went on from the "
+                  f"{before} that did: {len(ends)} after {more.loops} loops ({more.paths} paths)")
+    complete = (found == target or (target is None and traced)) and len(ends) == (found if at_u is None else at_u)
     how = (f"the exact count is {target}" if target is not None else "no exact count") + (
         "; the trace test (the sum of the points c along a random complex line of targets is affine) "
         + ((("passes" if traced else "fails") + f", deviation {deviation:.1e}") if np.isfinite(deviation) else
            "could not be run: on every random line tried a path failed or two met"))
     each = f" ({per_function} solutions per critical function)" if per_function > 1 else ""
     note = (f"{len(ends)} complex solutions at the data{each}, tracked from the {found} found by monodromy in weight "
-            f"space at a random complex target ({result.loops} loops, {result.paths} paths); {how}"
+            f"space at a random complex target ({result.loops} loops, {result.paths} paths){filled}; {how}"
             + ("" if complete else ": some critical points may be missing, so the real ones listed are a subset"))
     points = _real_points(system, ends, np.asarray(u, dtype=float))
     if per_function > 1:  # one per function: the chart's points of a fiber have the same c
@@ -183,7 +228,7 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
                 kept.append(p)
         points = kept
     return WeightPoints(points, len(ends) // per_function, target, result.loops, result.paths, complete, note, traced,
-                        system.names)
+                        system.names, found // per_function, deviation)
 
 
 def _real_points(system: Any, ends: np.ndarray, u: np.ndarray) -> list[CriticalPoint]:

@@ -212,6 +212,10 @@ def cmd_install_m2_package(args: argparse.Namespace) -> int:
 def cmd_implicit(args: argparse.Namespace) -> int:
     from .exact.compute import implicitize
 
+    if args.last_degree_mod_p and (args.max_degree is None or args.max_degree < 2 or args.field != "QQ"
+                                   or args.algorithm == "linear"):
+        raise M2BridgeError("--last-degree-mod-p computes degree K mod p for a result over QQ: give --max-degree K "
+                            "(K >= 2), without --field and --algorithm linear")
     if args.max_degree is not None or args.algorithm == "linear":
         return _implicit_linear(args)
     res = implicitize(architecture(args), field=args.field, timeout=args.timeout, force=args.force,
@@ -253,9 +257,14 @@ def _implicit_linear(args: argparse.Namespace) -> int:
                                 "or use --max-degree K for the truncated ideal alone")
         trunc = complete_ideal(arch, m2, limit=args.max_degree or 8, progress=progress)
     else:
-        trunc = truncated_ideal(arch, args.max_degree, field=args.field, generators=keep, progress=progress,
-                                partial_on_timeout=True, workers=args.workers, scheduler=args.scheduler,
-                                bar=not args.json, connect_timeout=args.connect_timeout)
+        engine = dict(progress=progress, partial_on_timeout=True, workers=args.workers, scheduler=args.scheduler,
+                      bar=not args.json, connect_timeout=args.connect_timeout)
+        if args.last_degree_mod_p:
+            from .exact.last_degree import last_degree_mod_p
+
+            trunc = last_degree_mod_p(arch, args.max_degree, generators=keep, **engine)
+        else:
+            trunc = truncated_ideal(arch, args.max_degree, field=args.field, generators=keep, **engine)
         if m2 is not None and trunc.interrupted is None:
             certify(trunc, m2, completeness=args.certify)
     if args.generators_out:
@@ -469,6 +478,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "torus grading (python-flint): Hilbert function, minimal generator counts, the closure's "
                         "dimension and degree with their certificates; 'truncated at degree K' unless certified "
                         "complete (reaches cases the elimination does not)")
+    p.add_argument("--last-degree-mod-p", action="store_true",
+                   help="with --max-degree K: degrees < K over QQ, degree K mod 32003 (much faster), and what that "
+                        "proves over QQ: at most as many new generators in degree K, none when there are none mod p")
     p.add_argument("--generators-out", metavar="FILE",
                    help="with --max-degree / --algorithm linear: write the minimal generators as an M2 file "
                         "(defines R and I)")

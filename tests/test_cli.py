@@ -140,6 +140,8 @@ def test_implicit_engine_bad_paths_time_limits_and_size_check(tmp_path):
     out = run("implicit", "--dims", "2,2", "--ranks", "2", "--tokens", "2", "--algorithm", "linear", "--field",
               "ZZ/101", check=False)
     assert out.returncode == 2 and "--field ZZ/101" in out.stderr and "Traceback" not in out.stderr
+    out = run("implicit", "--dims", "2,2", "--ranks", "2", "--tokens", "2", "--last-degree-mod-p", check=False)
+    assert out.returncode == 2 and "--max-degree K" in out.stderr and "Traceback" not in out.stderr
     # a time limit keeps the degrees already done, says so, exits 2
     out = run("implicit", "--dims", "3,2", "--ranks", "3", "--tokens", "2", "--max-degree", "7", "--timeout", "4",
               "--no-certify", check=False)

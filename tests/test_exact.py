@@ -319,6 +319,35 @@ def test_truncated_ideal_agrees_with_the_elimination(m2, dims, max_degree):
     assert trunc.to_dict()["generator_degrees"] == {str(k): v for k, v in sorted(trunc.generator_degrees.items())}
 
 
+@pytest.mark.parametrize("max_degree", [4, 5])
+def test_the_last_degree_mod_p_bounds_and_proves_the_degree_over_qq(m2, max_degree):
+    # (3,1): Macaulay2's complete ideal has 20 cubics and 90 quartics. Degree 4 mod p bounds the quartics over QQ from
+    # above (90 <= the bound); degree 5 mod p has no new generator, which proves there are none over QQ, and the Hilbert
+    # function in degree 5 is that of Macaulay2's ideal
+    from collections import Counter
+
+    from m2bridge.exact.last_degree import last_degree_mod_p
+
+    arch = LightningAttention((3, 1), 3, 2)
+    full = implicitize(arch, m2)
+    counts = Counter(full.generator_degrees)
+    res = last_degree_mod_p(arch, max_degree)
+    last = res.last_degree
+    assert last.conclusive and last.new_mod_p >= counts[max_degree]
+    n = full.ambient_dimension
+    gens = ", ".join(str(g).replace("**", "^") for g in full.generators)
+    m2.eval(f"Rh = QQ[y_1..y_{n}]; Ih = ideal({gens});")
+    hf = [int(v) for v in m2.eval(f"toString apply({max_degree + 1}, k -> hilbertFunction(k, Rh/Ih))").strip("{}")
+          .split(",")]
+    low, high = last.hilbert_range()
+    assert low <= hf[max_degree] <= high
+    if max_degree == 5:
+        assert last.none_new and res.max_degree == 5 and res.hilbert_function == hf
+        assert "no minimal generators over QQ" in str(res) and res.to_dict()["last_degree"]["none_over_qq"]
+    else:
+        assert not last.none_new and res.max_degree == 3 and "at most" in last.statement()
+
+
 def test_truncated_ideal_query_key_form_and_symmetry_and_field(m2):
     # the engine needs no particular form: the query/key form (a < d) against the elimination; blocks
     # solved once per orbit give what solving every block gives; ZZ/p agrees here

@@ -82,6 +82,7 @@ class TruncatedIdeal:
     representations: dict[int, list[Representation]] | None = None  # degree -> the irreducible representations
     # of the group in its new minimal generators (None: no group acts; a degree missing: not a module there)
     representation_failures: dict[int, str] = _field(default_factory=dict)  # degree -> why it is not a module
+    last_degree: Any = None  # LastDegree: the last degree computed mod p and what it proves over QQ
 
     @property
     def certificate(self) -> str:
@@ -139,6 +140,8 @@ class TruncatedIdeal:
             if total > len(first):
                 lines.append(f"  ... {total - len(first)} more")
         lines += self._representation_lines()
+        if self.last_degree is not None:
+            lines.append(f"  last degree: {self.last_degree.statement()}")
         lines += [f"  note: {n}" for n in self.notes]
         if self.interrupted:
             lines.append(f"  stopped early: {self.interrupted}")
@@ -185,6 +188,8 @@ class TruncatedIdeal:
             out["representation_failures"] = {str(k): v for k, v in sorted(self.representation_failures.items())}
         if self.generators is not None:
             out["first_generators"] = self.generator_strings(limit=10)
+        if self.last_degree is not None:
+            out["last_degree"] = self.last_degree.to_dict()
         return out
 
     def _repr_latex_(self) -> str:

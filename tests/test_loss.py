@@ -356,22 +356,6 @@ def test_critical_locus_of_a_rank_one_teacher_holds_the_global_minimum(m2):
     assert res.spurious_minimum is False
 
 
-def test_the_count_solves_the_larger_block_in_closed_form(m2):
-    # 3 x 2 rank-one matrices b a^T: b has 3 entries, a 2, so the count keeps a as unknowns; the values are those of
-    # the transposed 2 x 3 case (Eckart-Young: min(3, 2) = 2 with the Frobenius form; generic ED degree of
-    # P^2 x P^1: 10, test above)
-    from m2bridge.metric.engine import fewer_unknowns
-    from m2bridge.metric.loss import _generic_form
-
-    model = _rank_one(3, 2)
-    swapped = fewer_unknowns(model)
-    assert len(swapped.other) == 2 and len(swapped.linear) == 3 and fewer_unknowns(swapped) is swapped
-    u = [Fraction(k * k - 3 * k + 1, 1 + k % 3) for k in range(6)]
-    assert profile_count(swapped, EYE(6), u, m2).value == 2
-    Gg, ug = _generic_form(6, np.random.default_rng(2))
-    assert profile_count(swapped, Gg, ug, m2).value == 10
-
-
 def test_counts_past_their_time_limit_come_from_monodromy_with_the_trace_test(m2):
     # (2,1): every exact count stopped at once, so monodromy counts; with the trace test it is certified and equals the
     # 14 of Lagrange on the quartic (test above), for the data's form and a generic one

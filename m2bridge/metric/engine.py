@@ -162,17 +162,6 @@ def profile_model(param: Any) -> ProfileModel | None:
     return ProfileModel(rows, linear, other)
 
 
-def fewer_unknowns(model: ProfileModel) -> ProfileModel:
-    """The same layer with the roles of the weights exchanged when that leaves fewer unknowns: c is bilinear in
-    (A, V), so it is also N(a) v; the count solves the larger block in closed form. For d' > d the value matrix is
-    the larger one ((2,3): 3 unknowns of A on the chart instead of 5 of V)."""
-    if len(model.other) <= len(model.linear):
-        return model
-    a = model.linear
-    coords = [sympy.expand(sum((row[k] * a[k] for k in range(len(a))), sympy.Integer(0))) for row in model.M]
-    return ProfileModel([[sympy.expand(sympy.diff(c, v)) for v in model.other] for c in coords], model.other, a)
-
-
 def _block_name(symbols: Sequence[sympy.Symbol]) -> str:
     return str(symbols[0])[0] if symbols else "?"
 

@@ -219,7 +219,9 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
     each = f" ({per_function} solutions per critical function)" if per_function > 1 else ""
     note = (f"{len(ends)} complex solutions at the data{each}, tracked from the {found} found by monodromy in weight "
             f"space at a random complex target ({result.loops} loops, {result.paths} paths){filled}; {how}"
-            + ("" if complete else ": some critical points may be missing, so the real ones listed are a subset"))
+            + ("" if complete else f": {len(ends)} distinct solutions at the data, more than the exact count {at_u}: "
+               "the count or the points are wrong, so neither is certified" if at_u is not None and len(ends) > at_u
+               else ": some critical points may be missing, so the real ones listed are a subset"))
     points = _real_points(system, ends, np.asarray(u, dtype=float))
     if per_function > 1:  # one per function: the chart's points of a fiber have the same c
         kept: list[CriticalPoint] = []

@@ -369,3 +369,19 @@ def test_counts_past_their_time_limit_come_from_monodromy_with_the_trace_test(m2
         assert count.method.startswith("monodromy")
     assert report.points_complete and "not computed: F4 did not finish" in " ".join(report.notes)
     assert m2.to_python("1 + 1") == 2  # the interrupted session still works
+
+
+def test_paths_lost_on_the_way_to_the_data_are_found_by_monodromy_at_the_data(m2, monkeypatch):
+    # (2,1) has 14 critical points (Lagrange on the quartic, test above); four of them are dropped on the way to the
+    # data, and monodromy at the data itself must find them again
+    from m2bridge.exact.compute import parametrization
+    from m2bridge.metric import weight_points
+    from m2bridge.metric.data import data_form
+
+    arch = LightningAttention((2, 1), 2, 2)
+    param = parametrization(arch)
+    form = data_form(param, generate_dataset(arch, 5, seed=1, noise=0.3))
+    real_track_all = weight_points.track_all
+    monkeypatch.setattr(weight_points, "track_all", lambda *a, **k: real_track_all(*a, **k)[:10])
+    found = weight_points.weight_space_points(profile_model(param), form.G_float(), form.u_float(), 14, 14, seed=2)
+    assert found.found == 14 and found.complete and "went on from the 10 that did: 14" in found.note

@@ -162,10 +162,6 @@ def profile_model(param: Any) -> ProfileModel | None:
     return ProfileModel(rows, linear, other)
 
 
-def _block_name(symbols: Sequence[sympy.Symbol]) -> str:
-    return str(symbols[0])[0] if symbols else "?"
-
-
 def profile_count(model: ProfileModel, G: Any, u: Sequence[Any] | None, m2: Macaulay2,
                   primes: Sequence[int] = F4_PRIMES, timeout: float | None = None, seed: int = 0) -> Count:
     """Critical points of the loss (c - u)^T G (c - u) on c = M(v) a with the best a solved in closed form
@@ -181,10 +177,9 @@ def profile_count(model: ProfileModel, G: Any, u: Sequence[Any] | None, m2: Maca
                 f"Cc = ideal leadTerm groebnerBasis(profileCritical(Mm, matrix(ZZ/{p}, {_m2_rows(G, n)}), {point}), "
                 "Strategy => \"F4\");\n")
 
-    best, alone = _block_name(model.linear), _block_name(model.other)
     return _count_over_primes(m2, primes, seed, timeout, code,
-                              f"the best {best} in closed form for each {alone}, critical points of the least loss in "
-                              f"{alone} alone on a random chart (Macaulay2's profileCritical), F4 Groebner bases")
+                              "the best A in closed form for each V, critical points of the least loss in V alone on "
+                              "a random chart (Macaulay2's profileCritical), F4 Groebner bases")
 
 
 @dataclass

@@ -186,7 +186,10 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
     with tqdm(total=target, desc="critical points by monodromy", disable=not progress) as bar:
         result = monodromy(system, start, u0, rng, target=target, stall=8 if target is None else 25,
                            max_loops=max_loops, seconds=seconds, on_loop=lambda k: bar.update(k - bar.n), orbit=orbit)
-    traced, deviation = trace_test(system, result.points, u0, rng, coordinates=lambda X: system.parts(X)[0])
+    def coordinates(X: np.ndarray) -> np.ndarray:
+        return system.parts(X)[0]
+
+    traced, deviation = trace_test(system, result.points, u0, rng, coordinates=coordinates)
     rounds = 0
     while (target is None and not traced and rounds < 4 and len(result.points)
            and (seconds is None or time.monotonic() - started < seconds)):
@@ -195,11 +198,11 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
         left = None if seconds is None else max(1.0, seconds - (time.monotonic() - started))
         more = monodromy(system, result.points, u0, rng, stall=8 * (rounds + 1), max_loops=max_loops, seconds=left,
                          orbit=orbit, patient=True)
-        if len(more.points) == len(result.points):
-            result = MonodromyResult(result.points, u0, result.loops + more.loops, result.paths + more.paths)
-            break
+        grew = len(more.points) > len(result.points)
         result = MonodromyResult(more.points, u0, result.loops + more.loops, result.paths + more.paths)
-        traced, deviation = trace_test(system, result.points, u0, rng, coordinates=lambda X: system.parts(X)[0])
+        if not grew:
+            break
+        traced, deviation = trace_test(system, result.points, u0, rng, coordinates=coordinates)
     ends = track_all(system, result.points, u0, np.asarray(u, dtype=complex), rng)
     found = len(result.points)
     filled = ""

@@ -34,6 +34,8 @@ export {
     "multiplicationMatrices",
     "hypersurfaceCritical",
     "weightCriticalSystem",
+    "chartFiber",
+    "Chart",
     "profileCritical",
     "lossOnCriticalLocus",
     "lossGradient",
@@ -276,18 +278,37 @@ weightCritical(RingMap, Matrix, List) := Ideal => (F, G, u) -> (
 
 -- the same critical points as weightCritical, without the saturation: the parametrization's critical weights
 -- are removed by a new variable z with z * det(J R) = 1 (Rabinowitsch), so that a Groebner basis in the
--- GRevLex order (F4 over a finite field) counts them; the ideal lives in kk[weights without the first, z]
-weightCriticalSystem = method()
-weightCriticalSystem(RingMap, Matrix, List) := Ideal => (F, G, u) -> (
-    S := target F;
-    kk := coefficientRing S;
+-- GRevLex order (F4 over a finite field) counts them.  Chart => the positions (from 0) of the weights set to 1
+-- (default {0}, the first: one scaling); the ideal lives in kk[the other weights, z]
+chartRing = (S, chart) -> (
     z := local z;
-    S1 := kk[drop(gens S, 1), z];
+    kept := select(numgens S, i -> not member(i, chart));
+    S1 := (coefficientRing S)[apply(kept, i -> S_i), z];
     w := drop(gens S1, -1);
-    row := (map(S1, S, {1_S1} | w)) F.matrix;
+    images := new MutableList from toList(numgens S : 1_S1);
+    scan(#kept, k -> images#(kept#k) = w#k);
+    (S1, w, map(S1, S, toList images)))
+
+weightCriticalSystem = method(Options => {Chart => {0}})
+weightCriticalSystem(RingMap, Matrix, List) := Ideal => o -> (F, G, u) -> (
+    kk := coefficientRing target F;
+    (S1, w, toChart) := chartRing(target F, o.Chart);
+    row := toChart F.matrix;
     J := diff(transpose matrix{w}, row);
     y := transpose row - transpose matrix{apply(u, a -> sub(a, S1))};
     ideal(J * sub(G, S1) * y) + ideal(last gens S1 * det(J * random(kk^(numcols J), kk^(#w))) - 1))
+
+-- the points of the chart (Chart => the weights set to 1) where F takes its value at a random point of the chart,
+-- the parametrization's critical weights removed as in weightCriticalSystem: its degree is the number of chart
+-- points in a generic fiber (1 when the chart fixes one scaling of weight 1)
+chartFiber = method(Options => {Chart => {0}})
+chartFiber RingMap := Ideal => o -> F -> (
+    kk := coefficientRing target F;
+    (S1, w, toChart) := chartRing(target F, o.Chart);
+    row := toChart F.matrix;
+    J := diff(transpose matrix{w}, row);
+    point := map(S1, S1, apply(w, v -> random kk) | {last gens S1});
+    ideal(row - point row) + ideal(last gens S1 * det(J * random(kk^(numcols J), kk^(#w))) - 1))
 
 -- the Lagrange system of a squared distance on a hypersurface {g = 0}: g and G (y - u) - lam grad g, in
 -- kk[lam, y] with the GRevLex order.  No elimination and no saturation: a solution with grad g = 0 has
@@ -892,25 +913,59 @@ doc ///
 Key
   weightCriticalSystem
   (weightCriticalSystem, RingMap, Matrix, List)
+  [weightCriticalSystem, Chart]
+  Chart
 Headline
   the weight-space critical points of a squared distance, with the parametrization's critical weights removed by a new variable
 Usage
   L = weightCriticalSystem(F, G, u)
 Inputs
   F:RingMap
-    a parametrization R -> S whose generic fiber is the scaling of the first weight
+    a parametrization R -> S whose generic fiber meets the chart in finitely many points
   G:Matrix
   u:List
+  Chart => List
+    the positions (counted from 0) of the weights set to 1, default the first: one for each scaling of the generic fiber
 Outputs
   L:Ideal
-    in kk[weights without the first, z]: the gradient of the loss on the chart first weight = 1, and
-    z * det(J R) - 1 for a random R; it has the degree of weightCritical, and F4 computes it fast over a finite field
+    in kk[the other weights, z]: the gradient of the loss on the chart, and
+    z * det(J R) - 1 for a random R; it has the degree of weightCritical, and F4 computes it fast over a finite field.
+    Its degree is the number of critical points times the number of chart points in a generic fiber (see chartFiber)
 Description
   Example
     S = ZZ/32003[a_1, a_2, b_1, b_2];
     R = ZZ/32003[y_1..y_4];
     F = map(S, R, {a_1*b_1, a_1*b_2, a_2*b_1, a_2*b_2});
     degree ideal leadTerm groebnerBasis(weightCriticalSystem(F, id_((ZZ/32003)^4), {1, 2, 3, 5}), Strategy => "F4")
+///
+
+doc ///
+Key
+  chartFiber
+  (chartFiber, RingMap)
+  [chartFiber, Chart]
+Headline
+  the points of a chart of the weights in a generic fiber of a parametrization
+Usage
+  L = chartFiber F
+Inputs
+  F:RingMap
+    a parametrization R -> S
+  Chart => List
+    the positions (counted from 0) of the weights set to 1
+Outputs
+  L:Ideal
+    in kk[the other weights, z]: F equal to its value at a random point of the chart, and z * det(J R) - 1 as in
+    weightCriticalSystem; its degree is the number of chart points in a generic fiber, by which the degree of
+    weightCriticalSystem is divided to count functions
+Description
+  Example
+    S = ZZ/32003[a_1, a_2, b_1, b_2];
+    R = ZZ/32003[y_1..y_4];
+    F = map(S, R, {a_1*b_1, a_1*b_2, a_2*b_1, a_2*b_2});
+    P = map(S, R, {a_1^2*b_1, a_1^2*b_2, a_1*a_2*b_1, a_1*a_2*b_2});
+    degree chartFiber F
+    degree chartFiber(P, Chart => {2})
 ///
 
 doc ///

@@ -385,3 +385,49 @@ def test_paths_lost_on_the_way_to_the_data_are_found_by_monodromy_at_the_data(m2
     monkeypatch.setattr(weight_points, "track_all", lambda *a, **k: real_track_all(*a, **k)[:10])
     found = weight_points.weight_space_points(profile_model(param), form.G_float(), form.u_float(), 14, 14, seed=2)
     assert found.found == 14 and found.complete and "went on from the 10 that did: 14" in found.note
+
+
+def test_rank_one_layer_counts_on_a_chart_that_meets_the_fiber_twice(m2):
+    # a = 1, d' = 1: out_j = sum_i x_i^T (v q^T) x_i (k . x_j) depends on S = (v q^T + q v^T)/2 and k alone, every
+    # symmetric 2 x 2 matrix is such an S (a binary quadratic form factors), so the closure is the Segre variety
+    # P^2 x P^1 (S (x) k) and v <-> q is a second point of the fiber. Its generic ED degree, from the Chern classes
+    # (Draisma et al. 2016, Thm. 5.8; c(X) = (1 + 3 h2 + 3 h2^2)(1 + 2 h1), H = h1 + h2): 15*3 - 7*8 + 3*9 - 6 = 10.
+    # The chart fixing the first weight (Q's free entry, untouched by the scaling K -> cK, V -> V/c) gave 0.
+    from m2bridge.exact.compute import implicitize
+    from m2bridge.metric.loss import loss_report
+
+    arch = LightningAttention((2, 1), 1, 2)
+    data = generate_dataset(arch, 5, seed=2)
+    report = loss_report(arch, data, m2, seed=2)
+    assert report.generic_ed_degree.value == 10 and report.generic_ed_degree.certificate.startswith("exact")
+    assert report.ed_degree.per_function == 2  # the swap v <-> q, counted by chartFiber
+    closure = implicitize(arch, m2)  # the other formulation: Lagrange multipliers on the closure's equations
+    n = closure.ambient_dimension
+    lagrange = critical_count(closure.generators, n, report.form.G_rational(), report.form.u, m2)
+    assert lagrange.value == report.ed_degree.value
+    assert report.realizable and report.points_complete  # the teacher: zero loss, every point found by monodromy
+    assert len(report.to_dict()["real_critical_points"]) == len(report.points)
+
+
+def test_a_closure_that_fills_its_span_has_one_critical_point(m2):
+    # two heads of (2,1) reach every function of the span (dimension 6 of 6): the loss is a positive definite
+    # quadratic there, minimized at the fit u alone
+    from m2bridge.metric.loss import loss_report
+
+    arch = LightningAttention((2, 1), 2, 2, heads=2)
+    report = loss_report(arch, generate_dataset(arch, 5, seed=2), m2, seed=2)
+    assert report.ed_degree.value == report.generic_ed_degree.value == 1
+    (point,) = report.points
+    assert point.kind == "minimum" and np.allclose(point.point.real, report.form.u_float())
+    assert report.realizable
+
+
+def test_a_critical_function_off_the_chart_makes_the_quotient_unreliable(m2):
+    # seed 1's teacher has q = (0, -0.3): Q = [1 | q'] cannot hold it, so the teacher's function (a critical point)
+    # has one chart point (the swapped v <-> q) instead of 2, and 19 weight-space solutions are no multiple of 2
+    from m2bridge.metric.loss import loss_report
+
+    arch = LightningAttention((2, 1), 1, 2)
+    report = loss_report(arch, generate_dataset(arch, 5, seed=1), m2, seed=1)
+    assert report.ed_degree.certificate.startswith("unreliable") and "not a multiple of 2" in report.ed_degree.certificate
+    assert "unreliable" in str(report)

@@ -41,6 +41,7 @@ class Count:
     certificate: str
     per_prime: dict[int, int] = field(default_factory=dict)
     seconds: float = 0.0
+    per_function: int = 1  # weight-space solutions per function (the chart's points in a generic fiber)
 
     def to_dict(self) -> dict[str, Any]:
         return {"value": self.value, "method": self.method, "certificate": self.certificate,
@@ -76,8 +77,10 @@ def _m2_number(v: Any) -> str:
 
 
 def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout: float | None,
-                       code_for: Callable[[int], str], how: str) -> Count:
-    """Run ``code_for(p)`` (it sets the ideal ``Cc``) over each prime with its own random seed, and count."""
+                       code_for: Callable[[int], str], how: str, per_function: int = 1) -> Count:
+    """Run ``code_for(p)`` (it sets the ideal ``Cc``) over each prime with its own random seed, and count;
+    ``per_function``: solutions per function (the chart's points in a generic fiber), by which the degree is divided
+    (a degree not divisible by it makes the count unreliable)."""
     m2.load_package()
     t0 = time.perf_counter()
     counts: dict[int, int] = {}
@@ -90,8 +93,17 @@ def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout:
         counts[p] = int(deg)
     method = f"{how} over " + " and ".join(f"ZZ/{p}" for p in primes)
     agree = len(set(counts.values())) == 1
-    return Count(max(counts.values()), method, f"exact: {len(primes)} primes agree" if agree else
-                 "unreliable: the primes disagree (the largest count is shown)", counts, time.perf_counter() - t0)
+    certificate = f"exact: {len(primes)} primes agree" if agree else \
+        "unreliable: the primes disagree (the largest count is shown)"
+    solutions = max(counts.values())
+    if per_function > 1:
+        method += f"; {solutions} weight-space solutions / {per_function} chart points in a generic fiber"
+        if any(v % per_function for v in counts.values()):
+            certificate = (f"unreliable: {solutions} solutions, not a multiple of {per_function}: the fiber of some "
+                           "critical function meets the chart in fewer points (its weights need an entry the chart or "
+                           "the gauge fixes to be 0), so the quotient is not the number of functions")
+        counts = {p: v // per_function for p, v in counts.items()}
+    return Count(solutions // per_function, method, certificate, counts, time.perf_counter() - t0, per_function)
 
 
 def critical_count(generators: Sequence[sympy.Expr], n: int, G: Any, u: Sequence[Any], m2: Macaulay2,
@@ -118,18 +130,59 @@ def hypersurface_count(g: sympy.Expr, n: int, G: Any, u: Sequence[Any] | None, m
 
 
 def weight_space_count_f4(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2,
-                          primes: Sequence[int] = F4_PRIMES, timeout: float | None = None, seed: int = 0) -> Count:
+                          primes: Sequence[int] = F4_PRIMES, timeout: float | None = None, seed: int = 0,
+                          chart: Sequence[int] | None = None, per_function: int = 1) -> Count:
     """:func:`weight_space_count` without the saturation: the parametrization's critical weights removed by a new
-    variable z with z det(J R) = 1 (Macaulay2's ``weightCriticalSystem``), counted by F4 over each prime."""
+    variable z with z det(J R) = 1 (Macaulay2's ``weightCriticalSystem``), counted by F4 over each prime.
+    ``chart``: the positions of the weights set to 1 (see :func:`chart_weights`; None: the first weight, for a
+    generic fiber that is one scaling of it with weight 1), and ``per_function`` the chart's points in a generic
+    fiber (:func:`chart_fiber_points`), by which the count is divided."""
     from ..exact.compute import setup_script
 
     n = param.ambient_dimension
+    where = "the chart first weight = 1" if chart is None else \
+        "the chart " + ", ".join(f"{param.weights[i]} = 1" for i in chart)
     return _count_over_primes(m2, primes, seed, timeout,
                               lambda p: setup_script(param, f"ZZ/{p}")
                               + f"Cc = ideal leadTerm groebnerBasis(weightCriticalSystem(F, matrix(ZZ/{p}, "
-                                f"{_m2_rows(G, n)}), {_m2_list(u)}), Strategy => \"F4\");\n",
-                              "weight space on the chart first weight = 1, critical weights removed by z det(J R) = 1, "
-                              "F4 Groebner bases (Macaulay2, weightCriticalSystem)")
+                                f"{_m2_rows(G, n)}), {_m2_list(u)}{_chart_option(chart)}), Strategy => \"F4\");\n",
+                              f"weight space on {where}, critical weights removed by z det(J R) = 1, "
+                              "F4 Groebner bases (Macaulay2, weightCriticalSystem)", per_function)
+
+
+def _chart_option(chart: Sequence[int] | None) -> str:
+    return "" if chart is None else f", Chart => {{{', '.join(str(i) for i in chart)}}}"
+
+
+def chart_fiber_points(param: Any, chart: Sequence[int], m2: Macaulay2, primes: Sequence[int] = F4_PRIMES,
+                       timeout: float | None = None, seed: int = 0) -> Count:
+    """The chart's points in a generic fiber (Macaulay2's ``chartFiber``: F equal to its value at a random point of
+    the chart, the critical weights removed), counted by F4 over each prime; the number of weight-space solutions
+    per function."""
+    from ..exact.compute import setup_script
+
+    return _count_over_primes(m2, primes, seed, timeout,
+                              lambda p: setup_script(param, f"ZZ/{p}") + "Cc = ideal leadTerm groebnerBasis("
+                              f"chartFiber(F{_chart_option(chart)}), Strategy => \"F4\");\n",
+                              "the fiber of a random point of the chart, F4 Groebner bases (Macaulay2, chartFiber)")
+
+
+def chart_weights(param: Any, seed: int = 0) -> list[int]:
+    """Positions of weights to set to 1 so that the others have a Jacobian of full rank at random weights: one per
+    dimension of the generic fiber, chosen from the front (the others are the last independent columns). The
+    chart then meets a generic fiber in finitely many points; how many is counted with the critical points."""
+    from .weights import coordinate_functions
+
+    _, dc = coordinate_functions(param)
+    J = dc(np.random.default_rng(seed).standard_normal(len(param.weights)))
+    rank = int(np.linalg.matrix_rank(J))
+    kept: list[int] = []
+    for i in reversed(range(J.shape[1])):
+        if np.linalg.matrix_rank(J[:, kept + [i]]) == len(kept) + 1:
+            kept.append(i)
+    if len(kept) != rank:  # pragma: no cover - matrix_rank is monotone in the columns
+        raise RuntimeError("no chart of full rank found")
+    return [i for i in range(J.shape[1]) if i not in kept]
 
 
 @dataclass
@@ -223,15 +276,9 @@ def block_count(fixed: FixedWeights, r: int, G: Any, u: Sequence[Any], m2: Macau
                 seed: int = 0) -> Count:
     """:func:`weight_space_count_f4` on the block with its MLP weights fixed, divided by the r points in which the
     chart meets a generic fiber (see :func:`power_block`); a count not divisible by r is reported as unreliable."""
-    raw = weight_space_count_f4(fixed, G, u, m2, timeout=timeout, seed=seed)
-    if raw.value is None:
-        return raw
-    per_prime = {p: v // r for p, v in raw.per_prime.items()}
-    ok = raw.certificate.startswith("exact") and all(v % r == 0 for v in raw.per_prime.values())
-    return Count(raw.value // r, raw.method + f"; {raw.value} weight-space solutions / {r} (the chart A_11 = 1 meets a "
-                 f"generic fiber in {r} points: V -> zeta V, zeta^{r} = 1)",
-                 raw.certificate if ok else f"unreliable: {raw.value} solutions, not a multiple of {r}",
-                 per_prime, raw.seconds)
+    raw = weight_space_count_f4(fixed, G, u, m2, timeout=timeout, seed=seed, per_function=r)
+    raw.method += f" (the chart A_11 = 1 meets a generic fiber in {r} points: V -> zeta V, zeta^{r} = 1)"
+    return raw
 
 
 def weight_space_count(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2, primes: Sequence[int] = PRIMES,

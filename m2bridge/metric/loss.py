@@ -21,7 +21,7 @@ from ..errors import ArchitectureError, M2Timeout
 from ..session import Macaulay2
 from .data import Dataset, DataForm, data_form
 from .engine import (Count, CriticalPoint, block_count, critical_points, hypersurface_count, power_block,
-                     profile_count, profile_model, weight_space_count_f4)
+                     chart_fiber_points, chart_weights, profile_count, profile_model, weight_space_count_f4)
 from .weight_points import PolynomialSystem, system_points, weight_space_points
 from .weights import jacobian_rank
 
@@ -70,18 +70,24 @@ class LossReport:
                 "notes": self.notes, "seconds": round(self.seconds, 3)}
 
     @property
-    def realizable(self) -> bool:
-        """Whether the targets are realized by a function of the closure (zero loss is attainable)."""
-        return any(p.loss is not None and p.loss + float(self.form.residual) < 1e-9 * (1 + float(self.form.residual))
-                   for p in self.points)
+    def realizable(self) -> bool | None:
+        """Whether the targets are realized by a function of the closure (zero loss is attainable): True when a
+        critical point has zero loss, False when none has and all of them were found, None (unknown) otherwise."""
+        if any(p.loss is not None and p.loss + float(self.form.residual) < 1e-9 * (1 + float(self.form.residual))
+               for p in self.points):
+            return True
+        return False if self.points_complete and self.all_points else None
 
     def __str__(self) -> str:
         arch = self.architecture
         lines = [f"{arch.label()}: squared loss of {self.data.samples} samples ({self.data.source})",
                  f"  data-induced form G on the {len(self.form.u)} reduced coordinates (positive definite); "
                  f"loss = (c - u)^T G (c - u) + {float(self.form.residual):.6g}, the last term the part no function "
-                 "in the span removes; " + ("the targets are realizable (a critical point has zero loss)"
-                                           if self.realizable else "the targets are not realized by the closure"),
+                 "in the span removes; " + {True: "the targets are realizable (a critical point has zero loss)",
+                                           False: "the targets are not realized by the closure (no critical point "
+                                                  "has zero loss)",
+                                           None: "whether the targets are realized is not known (the critical "
+                                                 "points were not all computed)"}[self.realizable],
                  f"  critical points of the loss on the smooth part of the closure (complex): {self.ed_degree}",
                  f"  generic ED degree (random positive definite G): {self.generic_ed_degree}",
                  f"  data against generic: {self.comparison()}",
@@ -198,7 +204,7 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
         complete = found.complete
     else:
         count, generic, real, total, more, complete = _closure_counts(inner, param, G, Gg, ug, form, m2, timeout,
-                                                                      seed, progress)
+                                                                      seed, progress, count_seconds)
         notes += more
         unattained = [p for p in real if not p.attained]
     if attain and unattained:
@@ -251,10 +257,57 @@ def _to_param_order(points: list[CriticalPoint], names: list[Any], param: Any) -
             p.weights = [where.get(s, 1.0) for s in param.weights]
 
 
-def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress):
+def _chart_counts(param, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds, notes):
+    """The counts in weight space on a chart that cuts the generic fiber to finitely many points
+    (:func:`chart_weights`), divided by the chart's points in a generic fiber (counted); the points by monodromy on
+    that chart, which also counts, with the trace test, where F4 does not finish within ``count_seconds``."""
+    t0 = time.perf_counter()
+    n, m = param.ambient_dimension, len(param.weights)
+    chart = chart_weights(param, seed + 3)
+    fixed = ", ".join(str(param.weights[i]) for i in chart)
+    fiber = chart_fiber_points(param, chart, m2, timeout=timeout, seed=seed + 4)
+    if fiber.value is None or not fiber.certificate.startswith("exact"):
+        raise ArchitectureError(f"the chart {fixed} = 1 of {param.architecture.label()}'s weights: its points in a "
+                                f"generic fiber could not be counted ({fiber.certificate}), so neither can the "
+                                "critical points")
+    per = fiber.value
+    _, u_random = _generic_form(n, np.random.default_rng(seed + 5))
+
+    def bounded(G_: Any, u_: Any, s: int) -> Count:
+        return _within(lambda t: weight_space_count_f4(param, G_, u_, m2, timeout=t, seed=s, chart=chart,
+                                                       per_function=per), timeout, count_seconds)
+
+    count, generic, at_random_u = bounded(G, form.u, seed), bounded(Gg, ug, seed + 1), bounded(G, u_random, seed + 2)
+    notes = notes[:-1] + [notes[-1] + f": the counts are taken in weight space on the chart {fixed} = 1 (the other "
+                          f"weights' Jacobian has full rank there), divided by the chart's {per} point"
+                          f"{'s' * (per > 1)} in a generic fiber ({fiber})",
+                          f"for this G at random targets u: {at_random_u}"]
+    W0 = np.zeros(m)
+    W0[chart] = 1.0
+    N = np.eye(m)[:, [i for i in range(m) if i not in chart]]
+    exact = lambda c: c.value * per if c.value is not None and c.certificate.startswith("exact") else None  # noqa
+    t1 = time.perf_counter()
+    found = system_points(PolynomialSystem(param.reduced, param.weights, form.G_float(), W0, N), form.u_float(),
+                          exact(at_random_u), exact(count), seed=seed, seconds=timeout, progress=progress,
+                          per_function=per)
+    notes.append(f"the points: monodromy in weight space on the chart {fixed} = 1; " + found.note)
+    how = (f"monodromy in weight space on the chart {fixed} = 1, the exact count's F4 Groebner bases not having "
+           "finished")
+    if count.value is None:
+        count = found.count(how, time.perf_counter() - t1)
+    if generic.value is None:
+        t1 = time.perf_counter()
+        left = None if timeout is None else max(1.0, timeout - (t1 - t0))
+        system = PolynomialSystem(param.reduced, param.weights, np.array(Gg, dtype=float), W0, N)
+        generic = system_points(system, np.array(ug, dtype=float), None, None, seed=seed + 1, seconds=left,
+                                per_function=per).count(how, time.perf_counter() - t1)
+    return count, generic, found.points, found.found, notes, found.complete
+
+
+def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds=None):
     """The counts from the closure's equations (a hypersurface: Lagrange, and the points from the ideal over QQ), or
     in weight space when the generic fiber is the scaling; for the layers :func:`profile_model` does not cover."""
-    from ..exact.compute import implicitize
+    from ..exact.compute import exact_dimension, implicitize
 
     block = power_block(param)
     if block is not None:  # attention then an MLP of width 1: the MLP's weights are absorbed by V
@@ -282,23 +335,27 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress):
             f"for this G at random targets u: {at_random_u}",
             "the points: monodromy in the weights (A, V) on the chart A_11 = 1 (a polynomial system: c, its first and "
             "second derivatives from one table of monomials); " + found.note], found.complete
-    closure = implicitize(arch, m2, timeout=timeout)
-    gens, n = closure.generators, closure.ambient_dimension
-    notes = [f"the closure: {closure}"]
-    if len(gens) == 1:
+    dimension = exact_dimension(arch, m2, timeout=timeout)
+    r, n, m = dimension.dimension, param.ambient_dimension, len(param.weights)
+    notes = [f"the closure's dimension: {dimension}"]
+    if r == n:  # the closure is the span: the loss is a positive definite quadratic there, with one critical point
+        method = "the closure is the whole span (the Jacobian's rank over QQ(weights) equals the span's dimension)"
+        count = Count(1, method, "exact: a positive definite quadratic on a linear space has one critical point")
+        generic = Count(1, method, count.certificate)
+        point = CriticalPoint(np.array([complex(float(v)) for v in form.u]), True, loss=0.0, index=0)
+        notes.append("the only critical point is the fit u itself (loss: the residual part alone); a minimum")
+        return count, generic, [point], 1, notes, True
+    if r == n - 1:
+        closure = implicitize(arch, m2, timeout=timeout)
+        gens = closure.generators
+        notes = [f"the closure: {closure}"]
         count = hypersurface_count(gens[0], n, G, form.u, m2, timeout=timeout, seed=seed)
         generic = hypersurface_count(gens[0], n, Gg, ug, m2, timeout=timeout, seed=seed + 1)
         points = critical_points(gens, n, G, form.u, m2, timeout=timeout, seed=seed)
-    elif len(param.weights) - closure.dimension == 1:  # weight space on a chart of the scaling: fewer unknowns
-        count = weight_space_count_f4(param, G, form.u, m2, timeout=timeout, seed=seed)
-        generic = weight_space_count_f4(param, Gg, ug, m2, timeout=timeout, seed=seed + 1)
-        points = []
-        notes.append(f"the closure has codimension {n - closure.dimension}: the counts are taken in weight space "
-                     "(fewer unknowns than Lagrange multipliers for its generators); the real critical points are "
-                     "not computed for this parametrization")
-    else:
-        raise ArchitectureError(f"the loss's critical points for {arch.label()} are not available yet: its closure "
-                                "is not a hypersurface and its generic fiber is more than the scaling")
+    else:  # in weight space on a chart of the generic fiber: fewer unknowns than Lagrange multipliers
+        return _chart_counts(param, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds,
+                             notes + [f"the closure has codimension {n - r} and the generic fiber dimension {m - r}"])
     if points and count.value is not None and len(points) != count.value:
         notes.append(f"{len(points)} points from the ideal over QQ against {count.value} counted modulo primes")
-    return count, generic, [p for p in points if p.real], len(points), notes, None
+    complete = bool(points) and count.value is not None and len(points) == count.value  # all, from the ideal over QQ
+    return count, generic, [p for p in points if p.real], len(points), notes, complete or None

@@ -401,6 +401,7 @@ def test_rank_one_layer_counts_on_a_chart_that_meets_the_fiber_twice(m2):
     report = loss_report(arch, data, m2, seed=2)
     assert report.generic_ed_degree.value == 10 and report.generic_ed_degree.certificate.startswith("exact")
     assert report.ed_degree.per_function == 2  # the swap v <-> q, counted by chartFiber
+    assert report.to_dict()["ed_degree"]["solutions_per_function"] == 2
     closure = implicitize(arch, m2)  # the other formulation: Lagrange multipliers on the closure's equations
     n = closure.ambient_dimension
     lagrange = critical_count(closure.generators, n, report.form.G_rational(), report.form.u, m2)

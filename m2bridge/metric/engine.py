@@ -45,7 +45,8 @@ class Count:
 
     def to_dict(self) -> dict[str, Any]:
         return {"value": self.value, "method": self.method, "certificate": self.certificate,
-                "per_prime": {str(p): v for p, v in self.per_prime.items()}, "seconds": round(self.seconds, 3)}
+                "per_prime": {str(p): v for p, v in self.per_prime.items()}, "seconds": round(self.seconds, 3),
+                "solutions_per_function": self.per_function}
 
     def __str__(self) -> str:
         value = "unknown" if self.value is None else str(self.value)

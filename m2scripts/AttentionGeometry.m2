@@ -276,39 +276,40 @@ weightCritical(RingMap, Matrix, List) := Ideal => (F, G, u) -> (
     eqs := ideal(J * sub(G, S1) * y);
     saturate(eqs, ideal det(J * random(kk^(numcols J), kk^(numgens S1)))))
 
+-- F on the chart (the weights at positions chart set to 1) in kk[the other weights w, z]: the ring, w, F's row
+-- there, its Jacobian J in w, and z * det(J R) - 1 for a random R (the critical weights removed)
+chartParts = (F, chart) -> (
+    S := target F;
+    kk := coefficientRing S;
+    z := local z;
+    kept := select(numgens S, i -> not member(i, chart));
+    S1 := kk[apply(kept, i -> S_i), z];
+    w := drop(gens S1, -1);
+    images := new MutableList from toList(numgens S : 1_S1);
+    scan(#kept, k -> images#(kept#k) = w#k);
+    row := (map(S1, S, toList images)) F.matrix;
+    J := diff(transpose matrix{w}, row);
+    (S1, w, row, J, ideal(last gens S1 * det(J * random(kk^(numcols J), kk^(#w))) - 1)))
+
 -- the same critical points as weightCritical, without the saturation: the parametrization's critical weights
 -- are removed by a new variable z with z * det(J R) = 1 (Rabinowitsch), so that a Groebner basis in the
 -- GRevLex order (F4 over a finite field) counts them.  Chart => the positions (from 0) of the weights set to 1
 -- (default {0}, the first: one scaling); the ideal lives in kk[the other weights, z]
-chartRing = (S, chart) -> (
-    z := local z;
-    kept := select(numgens S, i -> not member(i, chart));
-    S1 := (coefficientRing S)[apply(kept, i -> S_i), z];
-    w := drop(gens S1, -1);
-    images := new MutableList from toList(numgens S : 1_S1);
-    scan(#kept, k -> images#(kept#k) = w#k);
-    (S1, w, map(S1, S, toList images)))
-
 weightCriticalSystem = method(Options => {Chart => {0}})
 weightCriticalSystem(RingMap, Matrix, List) := Ideal => o -> (F, G, u) -> (
-    kk := coefficientRing target F;
-    (S1, w, toChart) := chartRing(target F, o.Chart);
-    row := toChart F.matrix;
-    J := diff(transpose matrix{w}, row);
+    (S1, w, row, J, noncritical) := chartParts(F, o.Chart);
     y := transpose row - transpose matrix{apply(u, a -> sub(a, S1))};
-    ideal(J * sub(G, S1) * y) + ideal(last gens S1 * det(J * random(kk^(numcols J), kk^(#w))) - 1))
+    ideal(J * sub(G, S1) * y) + noncritical)
 
 -- the points of the chart (Chart => the weights set to 1) where F takes its value at a random point of the chart,
 -- the parametrization's critical weights removed as in weightCriticalSystem: its degree is the number of chart
 -- points in a generic fiber (1 when the chart fixes one scaling of weight 1)
 chartFiber = method(Options => {Chart => {0}})
 chartFiber RingMap := Ideal => o -> F -> (
-    kk := coefficientRing target F;
-    (S1, w, toChart) := chartRing(target F, o.Chart);
-    row := toChart F.matrix;
-    J := diff(transpose matrix{w}, row);
+    (S1, w, row, J, noncritical) := chartParts(F, o.Chart);
+    kk := coefficientRing S1;
     point := map(S1, S1, apply(w, v -> random kk) | {last gens S1});
-    ideal(row - point row) + ideal(last gens S1 * det(J * random(kk^(numcols J), kk^(#w))) - 1))
+    ideal(row - point row) + noncritical)
 
 -- the Lagrange system of a squared distance on a hypersurface {g = 0}: g and G (y - u) - lam grad g, in
 -- kk[lam, y] with the GRevLex order.  No elimination and no saturation: a solution with grad g = 0 has

@@ -43,6 +43,13 @@ class Count:
     seconds: float = 0.0
     per_function: int = 1  # weight-space solutions per function (the chart's points in a generic fiber)
 
+    @property
+    def exact_solutions(self) -> int | None:
+        """The weight-space solutions (value x per_function) when the count is exact, else None: what monodromy must
+        reach."""
+        return self.value * self.per_function if self.value is not None and self.certificate.startswith("exact") \
+            else None
+
     def to_dict(self) -> dict[str, Any]:
         return {"value": self.value, "method": self.method, "certificate": self.certificate,
                 "per_prime": {str(p): v for p, v in self.per_prime.items()}, "seconds": round(self.seconds, 3),

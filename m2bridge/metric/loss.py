@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from ..session import Macaulay2
 from .data import Dataset, DataForm, data_form
 from .engine import (Count, CriticalPoint, block_count, critical_points, hypersurface_count, power_block,
                      chart_fiber_points, chart_weights, profile_count, profile_model, weight_space_count_f4)
-from .weight_points import PolynomialSystem, system_points, weight_space_points
+from .weight_points import PolynomialSystem, WeightPoints, system_points, weight_space_points
 from .weights import jacobian_rank
 
 
@@ -192,13 +192,10 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
                                     seconds=timeout, progress=progress)
         real, total = found.points, found.found
         notes.append(found.note)
-        if count.value is None:  # past the Groebner bases: the count is the monodromy's, with its certificate
-            count = found.count(_MONODROMY, time.perf_counter() - t1)
-        if generic.value is None:
-            t1 = time.perf_counter()
-            left = None if timeout is None else max(1.0, timeout - (t1 - t0))
-            generic = weight_space_points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float), None, None,
-                                          seed=seed + 1, seconds=left).count(_MONODROMY, time.perf_counter() - t1)
+        count, generic = _past_groebner(
+            count, generic, found, _MONODROMY, t0, t1, timeout,
+            lambda left: weight_space_points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float), None, None,
+                                             seed=seed + 1, seconds=left))
         _to_param_order(real, found.names, param)
         unattained = [p for p in real if not p.attained]
         complete = found.complete
@@ -248,6 +245,20 @@ def _within(count: Any, timeout: float | None, count_seconds: float | None) -> C
                      "(--count-seconds)", {}, limit)
 
 
+def _past_groebner(count: Count, generic: Count, found: WeightPoints, how: str, t0: float, t1: float,
+                   timeout: float | None, generic_points: Callable[[float | None], WeightPoints]) -> tuple[Count, Count]:
+    """Where F4 did not finish: the count at the data from the points monodromy found there (``found``, started at
+    ``t1``), and the generic one from monodromy at the generic form (``generic_points(seconds left of the run
+    started at t0)``), each with its certificate (the trace test, or a lower bound)."""
+    if count.value is None:
+        count = found.count(how, time.perf_counter() - t1)
+    if generic.value is None:
+        t2 = time.perf_counter()
+        left = None if timeout is None else max(1.0, timeout - (t2 - t0))
+        generic = generic_points(left).count(how, time.perf_counter() - t2)
+    return count, generic
+
+
 def _to_param_order(points: list[CriticalPoint], names: list[Any], param: Any) -> None:
     """Each point's weights from the system's order (``names``) to the parametrization's; a weight the system does
     not have is 1 (the block's MLP weights)."""
@@ -257,10 +268,11 @@ def _to_param_order(points: list[CriticalPoint], names: list[Any], param: Any) -
             p.weights = [where.get(s, 1.0) for s in param.weights]
 
 
-def _chart_counts(param, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds, notes):
-    """The counts in weight space on a chart that cuts the generic fiber to finitely many points
-    (:func:`chart_weights`), divided by the chart's points in a generic fiber (counted); the points by monodromy on
-    that chart, which also counts, with the trace test, where F4 does not finish within ``count_seconds``."""
+def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds, notes):
+    """The counts in weight space on a chart that cuts the generic fiber (of dimension len(weights) - r) to finitely
+    many points (:func:`chart_weights`), divided by the chart's points in a generic fiber (counted); the points by
+    monodromy on that chart, which also counts, with the trace test, where F4 does not finish within
+    ``count_seconds``."""
     t0 = time.perf_counter()
     n, m = param.ambient_dimension, len(param.weights)
     chart = chart_weights(param, seed + 3)
@@ -278,29 +290,23 @@ def _chart_counts(param, G, Gg, ug, form, m2, timeout, seed, progress, count_sec
                                                        per_function=per), timeout, count_seconds)
 
     count, generic, at_random_u = bounded(G, form.u, seed), bounded(Gg, ug, seed + 1), bounded(G, u_random, seed + 2)
-    notes = notes[:-1] + [notes[-1] + f": the counts are taken in weight space on the chart {fixed} = 1 (the other "
-                          f"weights' Jacobian has full rank there), divided by the chart's {per} point"
-                          f"{'s' * (per > 1)} in a generic fiber ({fiber})",
-                          f"for this G at random targets u: {at_random_u}"]
+    notes = notes + [f"the closure has codimension {n - r} and the generic fiber dimension {m - r}: the counts are "
+                     f"taken in weight space on the chart {fixed} = 1 (the other weights' Jacobian has full rank "
+                     f"there), divided by the chart's {per} point{'s' * (per > 1)} in a generic fiber ({fiber})",
+                     f"for this G at random targets u: {at_random_u}"]
     W0 = np.zeros(m)
     W0[chart] = 1.0
-    N = np.eye(m)[:, [i for i in range(m) if i not in chart]]
-    exact = lambda c: c.value * per if c.value is not None and c.certificate.startswith("exact") else None  # noqa
+    system = PolynomialSystem(param.reduced, param.weights, form.G_float(), W0,
+                              np.eye(m)[:, [i for i in range(m) if i not in chart]])
     t1 = time.perf_counter()
-    found = system_points(PolynomialSystem(param.reduced, param.weights, form.G_float(), W0, N), form.u_float(),
-                          exact(at_random_u), exact(count), seed=seed, seconds=timeout, progress=progress,
-                          per_function=per)
+    found = system_points(system, form.u_float(), at_random_u.exact_solutions, count.exact_solutions, seed=seed,
+                          seconds=timeout, progress=progress, per_function=per)
     notes.append(f"the points: monodromy in weight space on the chart {fixed} = 1; " + found.note)
-    how = (f"monodromy in weight space on the chart {fixed} = 1, the exact count's F4 Groebner bases not having "
-           "finished")
-    if count.value is None:
-        count = found.count(how, time.perf_counter() - t1)
-    if generic.value is None:
-        t1 = time.perf_counter()
-        left = None if timeout is None else max(1.0, timeout - (t1 - t0))
-        system = PolynomialSystem(param.reduced, param.weights, np.array(Gg, dtype=float), W0, N)
-        generic = system_points(system, np.array(ug, dtype=float), None, None, seed=seed + 1, seconds=left,
-                                per_function=per).count(how, time.perf_counter() - t1)
+    count, generic = _past_groebner(
+        count, generic, found, f"monodromy in weight space on the chart {fixed} = 1, the exact count's F4 Groebner "
+        "bases not having finished", t0, t1, timeout,
+        lambda left: system_points(system.with_form(np.array(Gg, dtype=float)), np.array(ug, dtype=float), None,
+                                   None, seed=seed + 1, seconds=left, per_function=per))
     return count, generic, found.points, found.found, notes, found.complete
 
 
@@ -316,7 +322,6 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, c
         generic = block_count(fixed, r, Gg, ug, m2, timeout=timeout, seed=seed + 1)
         _, u_random = _generic_form(len(form.u), np.random.default_rng(seed + 5))
         at_random_u = block_count(fixed, r, G, u_random, m2, timeout=timeout, seed=seed + 2)
-        exact = lambda c: c.value * r if c.value is not None and c.certificate.startswith("exact") else None  # noqa
         m = len(fixed.weights)
         system = PolynomialSystem(fixed.reduced, fixed.weights, form.G_float(), np.eye(m)[0], np.eye(m)[:, 1:])
         values = np.array([str(s).startswith("V") for s in fixed.weights[1:]])  # the chart's unknowns of V
@@ -325,8 +330,8 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, c
         def orbit(X: np.ndarray) -> np.ndarray:  # V -> zeta V, zeta^r = 1: the other points of the fiber
             return np.vstack([np.where(values, z * X, X) for z in roots])
 
-        found = system_points(system, form.u_float(), exact(at_random_u), exact(count), seed=seed, seconds=timeout,
-                              progress=progress, per_function=r, orbit=orbit)
+        found = system_points(system, form.u_float(), at_random_u.exact_solutions, count.exact_solutions, seed=seed,
+                              seconds=timeout, progress=progress, per_function=r, orbit=orbit)
         _to_param_order(found.points, found.names, param)  # the MLP's weights equal to 1
         return count, generic, found.points, found.found, [
             f"attention then an MLP of width 1 and degree {r}: out_j = w2 w1^{r} z_j^{r}, and w2 w1^{r} is absorbed by "
@@ -336,7 +341,7 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, c
             "the points: monodromy in the weights (A, V) on the chart A_11 = 1 (a polynomial system: c, its first and "
             "second derivatives from one table of monomials); " + found.note], found.complete
     dimension = exact_dimension(arch, m2, timeout=timeout)
-    r, n, m = dimension.dimension, param.ambient_dimension, len(param.weights)
+    r, n = dimension.dimension, param.ambient_dimension
     notes = [f"the closure's dimension: {dimension}"]
     if r == n:  # the closure is the span: the loss is a positive definite quadratic there, with one critical point
         method = "the closure is the whole span (the Jacobian's rank over QQ(weights) equals the span's dimension)"
@@ -353,8 +358,7 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, c
         generic = hypersurface_count(gens[0], n, Gg, ug, m2, timeout=timeout, seed=seed + 1)
         points = critical_points(gens, n, G, form.u, m2, timeout=timeout, seed=seed)
     else:  # in weight space on a chart of the generic fiber: fewer unknowns than Lagrange multipliers
-        return _chart_counts(param, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds,
-                             notes + [f"the closure has codimension {n - r} and the generic fiber dimension {m - r}"])
+        return _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds, notes)
     if points and count.value is not None and len(points) != count.value:
         notes.append(f"{len(points)} points from the ideal over QQ against {count.value} counted modulo primes")
     complete = bool(points) and count.value is not None and len(points) == count.value  # all, from the ideal over QQ

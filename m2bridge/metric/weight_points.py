@@ -12,6 +12,7 @@ smooth part is that of the Hessian in x, a chart of the closure there.
 
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -120,6 +121,12 @@ class PolynomialSystem:
 
     def weights(self, x: np.ndarray) -> np.ndarray:
         return self.W0 + self.N @ x
+
+    def with_form(self, G: np.ndarray) -> "PolynomialSystem":
+        """The same system for another inner product G (the monomial table is kept, not rebuilt)."""
+        other = copy.copy(self)
+        other.G = np.asarray(G, dtype=float)
+        return other
 
 
 @dataclass

@@ -432,3 +432,4 @@ def test_a_critical_function_off_the_chart_makes_the_quotient_unreliable(m2):
     report = loss_report(arch, generate_dataset(arch, 5, seed=1), m2, seed=1)
     assert report.ed_degree.certificate.startswith("unreliable") and "not a multiple of 2" in report.ed_degree.certificate
     assert "unreliable" in str(report)
+    assert report.comparison() == "not compared (a count is unreliable)"

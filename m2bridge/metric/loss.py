@@ -48,6 +48,8 @@ class LossReport:
             return "not compared (a count is missing)"
         if any(c.certificate.startswith("lower bound") for c in (self.ed_degree, self.generic_ed_degree)):
             return "not compared (a count is only a lower bound)"
+        if any(c.certificate.startswith("unreliable") for c in (self.ed_degree, self.generic_ed_degree)):
+            return "not compared (a count is unreliable)"
         if a == b:
             return "equal: this data-induced form gives the generic number of critical points"
         why = (f"; here G = I_{self.architecture.dims[-1]} (x) G_0: the same Gram matrix G_0 for every output row "

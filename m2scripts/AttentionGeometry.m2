@@ -35,7 +35,9 @@ export {
     "hypersurfaceCritical",
     "weightCriticalSystem",
     "chartFiber",
+    "chartDegree",
     "Chart",
+    "ChartValues",
     "profileCritical",
     "lossOnCriticalLocus",
     "lossGradient",
@@ -276,40 +278,56 @@ weightCritical(RingMap, Matrix, List) := Ideal => (F, G, u) -> (
     eqs := ideal(J * sub(G, S1) * y);
     saturate(eqs, ideal det(J * random(kk^(numcols J), kk^(numgens S1)))))
 
--- F on the chart (the weights at positions chart set to 1) in kk[the other weights w, z]: the ring, w, F's row
--- there, its Jacobian J in w, and z * det(J R) - 1 for a random R (the critical weights removed)
-chartParts = (F, chart) -> (
+-- F on the chart (the weights at positions chart set to values, all 1 when values is null) in kk[x_1..x_m] (the
+-- other weights, in order; and z, withZ): the ring, the x's, F's row there, its Jacobian J in them, and (withZ)
+-- z * det(J R) - 1 for a random R, which removes the critical weights (else the zero ideal: the determinant of an
+-- m x m polynomial matrix is costly, and only the critical-point systems need it)
+chartParts = (F, chart, values, withZ) -> (
     S := target F;
     kk := coefficientRing S;
     z := local z;
+    x := local x; -- new symbols: a ring made with the weights' own names would rebind them for the caller
     kept := select(numgens S, i -> not member(i, chart));
-    S1 := kk[apply(kept, i -> S_i), z];
-    w := drop(gens S1, -1);
+    S1 := if withZ then kk[x_1..x_(#kept), z] else kk[x_1..x_(#kept)];
+    w := if withZ then drop(gens S1, -1) else gens S1;
     images := new MutableList from toList(numgens S : 1_S1);
     scan(#kept, k -> images#(kept#k) = w#k);
+    if values =!= null then scan(#chart, k -> images#(chart#k) = sub(values#k, S1));
     row := (map(S1, S, toList images)) F.matrix;
     J := diff(transpose matrix{w}, row);
-    (S1, w, row, J, ideal(last gens S1 * det(J * random(kk^(numcols J), kk^(#w))) - 1)))
+    (S1, w, row, J, if withZ then ideal(last gens S1 * det(J * random(kk^(numcols J), kk^(#w))) - 1)
+                    else ideal 0_S1))
 
 -- the same critical points as weightCritical, without the saturation: the parametrization's critical weights
 -- are removed by a new variable z with z * det(J R) = 1 (Rabinowitsch), so that a Groebner basis in the
 -- GRevLex order (F4 over a finite field) counts them.  Chart => the positions (from 0) of the weights set to 1
--- (default {0}, the first: one scaling); the ideal lives in kk[the other weights, z]
+-- (default {0}, the first: one scaling); the ideal lives in kk[x_1..x_m, z], x the other weights in order
 weightCriticalSystem = method(Options => {Chart => {0}})
 weightCriticalSystem(RingMap, Matrix, List) := Ideal => o -> (F, G, u) -> (
-    (S1, w, row, J, noncritical) := chartParts(F, o.Chart);
+    (S1, w, row, J, noncritical) := chartParts(F, o.Chart, null, true);
     y := transpose row - transpose matrix{apply(u, a -> sub(a, S1))};
     ideal(J * sub(G, S1) * y) + noncritical)
 
--- the points of the chart (Chart => the weights set to 1) where F takes its value at a random point of the chart,
--- the parametrization's critical weights removed as in weightCriticalSystem: its degree is the number of chart
--- points in a generic fiber (1 when the chart fixes one scaling of weight 1)
-chartFiber = method(Options => {Chart => {0}})
+-- the points of the chart (Chart => the weights set to ChartValues, all 1 by default) where F takes its value at a
+-- random point of the chart: its degree is the number of chart points in a generic fiber (1 when the chart fixes one
+-- scaling).  No condition removes the critical weights: in characteristic 0 a generic fiber has none (a set of
+-- critical weights mapping onto the image would, by generic smoothness, contain weights where F has full rank)
+chartFiber = method(Options => {Chart => {0}, ChartValues => null})
 chartFiber RingMap := Ideal => o -> F -> (
-    (S1, w, row, J, noncritical) := chartParts(F, o.Chart);
+    (S1, w, row, J, noncritical) := chartParts(F, o.Chart, o.ChartValues, false);
     kk := coefficientRing S1;
-    point := map(S1, S1, apply(w, v -> random kk) | {last gens S1});
-    ideal(row - point row) + noncritical)
+    point := map(S1, S1, apply(w, v -> random kk));
+    ideal(row - point row))
+
+-- the points of the chart (as in chartFiber) where F meets a random affine linear space of codimension the number
+-- of free weights.  When those weights map generically finitely onto the image, a generic such space meets the
+-- closure of the image in degree-many generic points, each with the chart points of a generic fiber: the degree of
+-- this ideal is the closure's degree times the degree of chartFiber (with the same Chart and ChartValues)
+chartDegree = method(Options => {Chart => {0}, ChartValues => null})
+chartDegree RingMap := Ideal => o -> F -> (
+    (S1, w, row, J, noncritical) := chartParts(F, o.Chart, o.ChartValues, false);
+    kk := coefficientRing S1;
+    ideal(random(kk^(#w), kk^(numcols row)) * transpose row - random(kk^(#w), kk^1)))
 
 -- the Lagrange system of a squared distance on a hypersurface {g = 0}: g and G (y - u) - lam grad g, in
 -- kk[lam, y] with the GRevLex order.  No elimination and no saturation: a solution with grad g = 0 has
@@ -929,7 +947,7 @@ Inputs
     the positions (counted from 0) of the weights set to 1, default the first: one for each scaling of the generic fiber
 Outputs
   L:Ideal
-    in kk[the other weights, z]: the gradient of the loss on the chart, and
+    in kk[x_1..x_m, z] (x the other weights, in order): the gradient of the loss on the chart, and
     z * det(J R) - 1 for a random R; it has the degree of weightCritical, and F4 computes it fast over a finite field.
     Its degree is the number of critical points times the number of chart points in a generic fiber (see chartFiber)
 Description
@@ -945,6 +963,8 @@ Key
   chartFiber
   (chartFiber, RingMap)
   [chartFiber, Chart]
+  [chartFiber, ChartValues]
+  ChartValues
 Headline
   the points of a chart of the weights in a generic fiber of a parametrization
 Usage
@@ -953,12 +973,14 @@ Inputs
   F:RingMap
     a parametrization R -> S
   Chart => List
-    the positions (counted from 0) of the weights set to 1
+    the positions (counted from 0) of the weights fixed
+  ChartValues => List
+    their values (null: all 1); random values keep the chart generic where 1 is special (a matrix of ones has rank 1)
 Outputs
   L:Ideal
-    in kk[the other weights, z]: F equal to its value at a random point of the chart, and z * det(J R) - 1 as in
-    weightCriticalSystem; its degree is the number of chart points in a generic fiber, by which the degree of
-    weightCriticalSystem is divided to count functions
+    in kk[x_1..x_m] (x the other weights, in order): F equal to its value at a random point of the chart; its degree is the number of chart
+    points in a generic fiber, by which the degree of weightCriticalSystem or chartDegree is divided to count
+    functions.  Critical weights need not be removed: a generic fiber has none in characteristic 0
 Description
   Example
     S = ZZ/32003[a_1, a_2, b_1, b_2];
@@ -967,6 +989,43 @@ Description
     P = map(S, R, {a_1^2*b_1, a_1^2*b_2, a_1*a_2*b_1, a_1*a_2*b_2});
     degree chartFiber F
     degree chartFiber(P, Chart => {2})
+    degree chartFiber(P, Chart => {2}, ChartValues => {5})
+///
+
+doc ///
+Key
+  chartDegree
+  (chartDegree, RingMap)
+  [chartDegree, Chart]
+  [chartDegree, ChartValues]
+Headline
+  the degree of the closure of a parametrization's image, times the chart points in a generic fiber
+Usage
+  L = chartDegree F
+Inputs
+  F:RingMap
+    a parametrization R -> S whose free weights (those not in the chart) map generically finitely onto the image
+  Chart => List
+    the positions (counted from 0) of the weights fixed
+  ChartValues => List
+    their values (null: all 1)
+Outputs
+  L:Ideal
+    in kk[x_1..x_m] (x the other weights, in order): F on a random affine linear space of codimension the number of free weights.  A
+    generic such space meets the closure in degree-many points, all in the image of the chart and with generic
+    fibers, so the degree of L is the closure's degree times the degree of chartFiber (same chart and values).  L
+    must have dimension 0: a positive dimension means the chart's weights do not map finitely
+Description
+  Text
+    The Segre variety of 2 x 2 matrices of rank 1 has degree 2: from its parametrization by a b^T, and from one
+    by a_1 a b^T, whose chart b_1 = 3 meets a generic fiber in two points (a_1 up to sign):
+  Example
+    S = ZZ/32003[a_1, a_2, b_1, b_2];
+    R = ZZ/32003[y_1..y_4];
+    F = map(S, R, {a_1*b_1, a_1*b_2, a_2*b_1, a_2*b_2});
+    degree chartDegree F
+    P = map(S, R, {a_1^2*b_1, a_1^2*b_2, a_1*a_2*b_1, a_1*a_2*b_2});
+    (degree chartDegree(P, Chart => {2}, ChartValues => {3})) / (degree chartFiber(P, Chart => {2}, ChartValues => {3}))
 ///
 
 doc ///

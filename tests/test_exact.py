@@ -9,7 +9,7 @@ import sympy
 from m2bridge.architecture import LightningAttention
 from m2bridge.errors import ProblemTooLarge
 from m2bridge.exact.compute import (critical_points, exact_dimension, fiber, implicitize, parametrization,
-                                    singular_locus)
+                                    setup_script, singular_locus)
 from m2bridge.formulas import expected_dimension, single_layer_span_dimension
 from m2bridge.numeric.dimension import numeric_dimension
 
@@ -411,3 +411,57 @@ def test_a_failed_certificate_stays_truncated(m2, monkeypatch):
     assert hyper.complete and "Cohen-Macaulay" in hyper.completeness[-1] and "unmixed" in hyper.completeness[-1]
     not_kept = certificate.certify(truncated_ideal(LightningAttention((2, 2), 2, 2), 4), m2, completeness=True)
     assert not not_kept.complete and "not kept" in not_kept.completeness[0]
+
+
+@pytest.mark.parametrize("arch,heads_form", [
+    (LightningAttention((2, 1), 1, 2), False),
+    (LightningAttention((2, 2), 1, 2), False),
+    (LightningAttention((2, 2), 2, 2, value_ranks=1), False),
+    (LightningAttention((2, 2), 2, 2), True),
+])
+def test_degree_through_a_chart_equals_the_elimination(m2, arch, heads_form):
+    # where the Segre certificate does not apply (rank a < d, a value rank), the degree comes through a chart of the
+    # weights; it must equal the degree of Macaulay2's elimination.  For one full head it is forced (the Segre route
+    # hidden) and must equal the elimination too.
+    from m2bridge.exact import certificate
+    from m2bridge.exact.truncated import truncated_ideal
+
+    trunc = truncated_ideal(arch, 2)
+    trunc.dimension = certificate.closure_dimension(trunc)
+    if heads_form:
+        deg = certificate._chart_degree(parametrization(arch), trunc.dimension, m2, seed=0, timeout=None)
+    else:
+        deg, _ = certificate.closure_degree(trunc, m2)
+    full = implicitize(arch, m2)
+    assert deg.value == full.degree and "chartDegree" in deg.method and "in a generic fiber" in deg.method
+    assert trunc.dimension.value == full.dimension
+
+
+def test_degree_through_a_chart_of_a_deep_network_and_its_failures(m2, monkeypatch):
+    from m2bridge.exact import certificate
+    from m2bridge.exact.truncated import truncated_ideal
+    from m2bridge.metric import engine
+
+    deep = truncated_ideal(LightningAttention((2, 1, 1), (2, 1), 2), 1)
+    deep.dimension = certificate.closure_dimension(deep)
+    # every coordinate is A2 V2 times a form of bidegree (3, 3) in (A1, V1): a linear projection of P^3 x P^1 by
+    # O(3, 3), without base points there (Macaulay2: the coordinates' ideal saturated by the irrelevant ideal is the
+    # unit ideal), so degree x (points in a generic fiber) = (3 h1 + 3 h2)^4 on P^3 x P^1 = 4 * 3^3 * 3
+    m2.eval(setup_script(parametrization(deep.architecture), "QQ")
+            + "Tb = QQ[a_1..a_4, v_1, v_2, Degrees => {4:{1,0}, 2:{0,1}}];\n"
+            + "Bb = ideal (map(Tb, S, {a_1, a_2, a_3, a_4, v_1, v_2, 1, 1})) F.matrix;\n")
+    assert m2.to_python("saturate(Bb, intersect(ideal(a_1, a_2, a_3, a_4), ideal(v_1, v_2))) == ideal 1_Tb") is True
+    # other seeds: other chart values and other random linear spaces, the same degree; one chart point per fiber
+    degrees = [certificate.closure_degree(deep, m2, seed=s)[0] for s in (0, 1)]
+    assert [d.value for d in degrees] == [4 * 3 ** 3 * 3] * 2 and "/ 1 chart point in a generic fiber" in degrees[0].method
+    rank1 = truncated_ideal(LightningAttention((2, 1), 1, 2), 1)  # weights Q_1_1, K_1_1, K_1_2, V_1_1, V_1_2
+    rank1.dimension = certificate.closure_dimension(rank1)
+    # a chart on Q, which the scaling K -> s K, V -> V / s leaves alone: the fiber is a curve, nothing is certified
+    monkeypatch.setattr(engine, "chart_weights", lambda param, seed=0: [0])
+    bad, _ = certificate.closure_degree(rank1, m2)
+    assert bad.value is None and "not certified" in bad.method and "dimension 1" in bad.method
+    monkeypatch.setattr(engine, "chart_weights", lambda param, seed=0: [0, 1])
+    short, _ = certificate.closure_degree(rank1, m2)
+    assert short.value is None and "leaves 3 weights free" in short.method
+    rank1.dimension = certificate.Certificate(None, "not certified")
+    assert "needs the certified dimension" in certificate.closure_degree(rank1, m2)[0].method

@@ -85,10 +85,11 @@ def _m2_number(v: Any) -> str:
 
 
 def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout: float | None,
-                       code_for: Callable[[int], str], how: str, per_function: int = 1) -> Count:
+                       code_for: Callable[[int], str], how: str, per_function: int = 1,
+                       infinite: str = "the critical set has dimension {dim} for this data (u is not generic)") -> Count:
     """Run ``code_for(p)`` (it sets the ideal ``Cc``) over each prime with its own random seed, and count;
     ``per_function``: solutions per function (the chart's points in a generic fiber), by which the degree is divided
-    (a degree not divisible by it makes the count unreliable)."""
+    (a degree not divisible by it makes the count unreliable); ``infinite``: what a positive dimension means."""
     m2.load_package()
     t0 = time.perf_counter()
     counts: dict[int, int] = {}
@@ -96,8 +97,8 @@ def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout:
         m2.eval(f"setRandomSeed {seed + 7919 * k};\n" + code_for(p), timeout=timeout)
         dim, deg = m2.to_python("{dim Cc, degree Cc}", timeout=timeout)
         if int(dim) > 0:
-            return Count(None, f"{how} over ZZ/{p}", f"not finite: the critical set has dimension {dim} for this "
-                         "data (u is not generic)", counts, time.perf_counter() - t0)
+            return Count(None, f"{how} over ZZ/{p}", "not finite: " + infinite.format(dim=dim), counts,
+                         time.perf_counter() - t0)
         counts[p] = int(deg)
     method = f"{how} over " + " and ".join(f"ZZ/{p}" for p in primes)
     agree = len(set(counts.values())) == 1
@@ -158,21 +159,41 @@ def weight_space_count_f4(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2,
                               "F4 Groebner bases (Macaulay2, weightCriticalSystem)", per_function)
 
 
-def _chart_option(chart: Sequence[int] | None) -> str:
-    return "" if chart is None else f", Chart => {{{', '.join(str(i) for i in chart)}}}"
+def _chart_option(chart: Sequence[int] | None, values: Sequence[int] | None = None) -> str:
+    option = "" if chart is None else f", Chart => {{{', '.join(str(i) for i in chart)}}}"
+    return option if values is None else option + f", ChartValues => {{{', '.join(str(v) for v in values)}}}"
 
 
 def chart_fiber_points(param: Any, chart: Sequence[int], m2: Macaulay2, primes: Sequence[int] = F4_PRIMES,
-                       timeout: float | None = None, seed: int = 0) -> Count:
+                       timeout: float | None = None, seed: int = 0, values: Sequence[int] | None = None) -> Count:
     """The chart's points in a generic fiber (Macaulay2's ``chartFiber``: F equal to its value at a random point of
-    the chart, the critical weights removed), counted by F4 over each prime; the number of weight-space solutions
-    per function."""
+    the chart; ``values`` those of the chart's weights, None for all 1), counted by F4 over each prime; the number
+    of weight-space solutions per function."""
     from ..exact.compute import setup_script
 
     return _count_over_primes(m2, primes, seed, timeout,
                               lambda p: setup_script(param, f"ZZ/{p}") + "Cc = ideal leadTerm groebnerBasis("
-                              f"chartFiber(F{_chart_option(chart)}), Strategy => \"F4\");\n",
-                              "the fiber of a random point of the chart, F4 Groebner bases (Macaulay2, chartFiber)")
+                              f"chartFiber(F{_chart_option(chart, values)}), Strategy => \"F4\");\n",
+                              "the fiber of a random point of the chart, F4 Groebner bases (Macaulay2, chartFiber)",
+                              infinite="a generic fiber meets the chart in a set of dimension {dim} (the chart does "
+                                       "not fix the fiber's directions)")
+
+
+def chart_section_points(param: Any, chart: Sequence[int], values: Sequence[int] | None, per_function: int,
+                         m2: Macaulay2, primes: Sequence[int] = F4_PRIMES, timeout: float | None = None,
+                         seed: int = 0) -> Count:
+    """The closure's degree: the chart's points on a random affine linear space of codimension its free weights
+    (Macaulay2's ``chartDegree``) over each prime, divided by ``per_function``, the chart's points in a generic
+    fiber (:func:`chart_fiber_points` with the same chart and values)."""
+    from ..exact.compute import setup_script
+
+    return _count_over_primes(m2, primes, seed, timeout,
+                              lambda p: setup_script(param, f"ZZ/{p}") + "Cc = ideal leadTerm groebnerBasis("
+                              f"chartDegree(F{_chart_option(chart, values)}), Strategy => \"F4\");\n",
+                              "the chart on a random affine linear space, F4 Groebner bases (Macaulay2, "
+                              "chartDegree)", per_function,
+                              infinite="the chart meets a random linear space of complementary dimension in a set "
+                                       "of dimension {dim} (its weights do not map finitely onto the closure)")
 
 
 def chart_weights(param: Any, seed: int = 0) -> list[int]:

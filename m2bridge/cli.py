@@ -266,7 +266,7 @@ def _implicit_linear(args: argparse.Namespace) -> int:
         else:
             trunc = truncated_ideal(arch, args.max_degree, field=args.field, generators=keep, **engine)
         if m2 is not None and trunc.interrupted is None:
-            certify(trunc, m2, completeness=args.certify)
+            certify(trunc, m2, completeness=args.certify, degree_timeout=args.degree_timeout)
     if args.generators_out:
         trunc.write_generators(args.generators_out)
         print(f"m2bridge: {sum(trunc.generator_degrees.values())} generators written to {args.generators_out} "
@@ -490,6 +490,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "unmixedness in Macaulay2; can be slow)")
     p.add_argument("--no-certify", action="store_true",
                    help="with --max-degree: skip Macaulay2 (the closure's degree is then not computed)")
+    p.add_argument("--degree-timeout", type=_positive_seconds, default=300.0, metavar="SECONDS",
+                   help="with --max-degree: seconds for each Macaulay2 call of the closure's degree where it comes "
+                        "through a chart of the weights (deep networks, heads, ranks a < d; default 300); past it "
+                        "the degree is 'not computed' and the ideal is kept")
     p.add_argument("--verbose", action="store_true", help="print progress, degree by degree, on stderr")
     p.add_argument("--workers", type=_positive_int, default=None,
                    help="with --max-degree: local worker processes for the weight blocks (default: every core; 1: "

@@ -465,3 +465,16 @@ def test_degree_through_a_chart_of_a_deep_network_and_its_failures(m2, monkeypat
     assert short.value is None and "leaves 3 weights free" in short.method
     rank1.dimension = certificate.Certificate(None, "not certified")
     assert "needs the certified dimension" in certificate.closure_degree(rank1, m2)[0].method
+
+
+@pytest.mark.parametrize("arch", [LightningAttention((2, 1, 1), (2, 1), 2),
+                                  LightningAttention((2, 1, 1), (1, 1), 2, heads=2, value_ranks=1, causal=True)])
+def test_deep_parametrization_from_flint_equals_sympys(arch):
+    # deep attention networks are parametrized with python-flint; the sympy expansion must give the same map
+    from m2bridge.exact.parametrization import build_parametrization
+
+    flint, plain = parametrization(arch), build_parametrization(arch)
+    assert flint is not plain and flint.weights == plain.weights and flint.reduced_index == plain.reduced_index
+    assert flint.raw_labels == plain.raw_labels and flint.layers == plain.layers
+    assert all(sympy.expand(a - b) == 0 for a, b in zip(flint.raw, plain.raw)) and len(flint.raw) == len(plain.raw)
+    assert flint.back == plain.back

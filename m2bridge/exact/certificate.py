@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..errors import M2Timeout, ProblemTooLarge
+from ..errors import M2Timeout, ProblemTooLarge, RunTimeout
 from ..session import Macaulay2
 from .jacobian_qq import qq_jacobian_rank
 from .truncated import Certificate, TruncatedIdeal, truncated_ideal
@@ -101,11 +101,16 @@ def _chart_degree(param, dimension: Certificate | None, m2: Macaulay2, seed: int
                                  f"rank), the closure has dimension {dimension.value}")
     rng = random.Random(seed)
     values = [rng.randint(2, 99) for _ in chart]
-    fiber = chart_fiber_points(param, chart, m2, timeout=timeout, seed=seed, values=values)
-    if fiber.value is None or not fiber.certificate.startswith("exact"):
-        return Certificate(None, f"not certified: the chart's points in a generic fiber: {fiber.value} "
-                                 f"({fiber.certificate})")
-    section = chart_section_points(param, chart, values, fiber.value, m2, timeout=timeout, seed=seed + 1)
+    try:
+        fiber = chart_fiber_points(param, chart, m2, timeout=timeout, seed=seed, values=values)
+        if fiber.value is None or not fiber.certificate.startswith("exact"):
+            return Certificate(None, f"not certified: the chart's points in a generic fiber: {fiber.value} "
+                                     f"({fiber.certificate})")
+        section = chart_section_points(param, chart, values, fiber.value, m2, timeout=timeout, seed=seed + 1)
+    except M2Timeout as exc:
+        m2.close()  # an interrupted Groebner computation: the next computation gets a fresh M2
+        return Certificate(None, f"not computed: a Groebner basis through the chart (Macaulay2's chartFiber and "
+                                 f"chartDegree) ran past {exc.seconds:g} s (implicit --degree-timeout)")
     where = ", ".join(f"{param.weights[i]} = {v}" for i, v in zip(chart, values))
     if section.value is None or not section.certificate.startswith("exact"):
         return Certificate(None, f"not certified: {section.certificate} (chart {where}; {section.method})")
@@ -117,10 +122,12 @@ def _chart_degree(param, dimension: Certificate | None, m2: Macaulay2, seed: int
 
 
 def certify(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0, timeout: float | None = None,
-            completeness: bool = False) -> TruncatedIdeal:
+            completeness: bool = False, degree_timeout: float | None = None) -> TruncatedIdeal:
     """Compute the dimension and degree certificates and, with ``completeness`` (the generators kept),
     check whether the generators found generate the closure's ideal; ``trunc`` is updated
-    (``complete``, ``dimension``, ``degree``, ``completeness``) and returned.
+    (``complete``, ``dimension``, ``degree``, ``completeness``) and returned. ``degree_timeout``: seconds for
+    each Macaulay2 call of the degree (default ``timeout``); the whole run's deadline reached there leaves the
+    degree 'not computed' and returns what was computed.
 
     Completeness: where the elimination is within reach (:func:`.compute.check_feasible`) the ideal of
     the generators is compared with the elimination's; otherwise dimension, degree and unmixedness are
@@ -130,7 +137,14 @@ def certify(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0, timeout: float 
     if trunc.dimension is None:
         trunc.dimension = closure_dimension(trunc, seed)
     if trunc.degree is None:
-        trunc.degree, segre_dim = closure_degree(trunc, m2, seed, timeout)
+        try:
+            trunc.degree, segre_dim = closure_degree(trunc, m2, seed, timeout if degree_timeout is None
+                                                     else degree_timeout)
+        except RunTimeout as exc:
+            trunc.degree = Certificate(None, f"not computed: the run's time limit ({exc.seconds:g} s) was reached "
+                                             "while computing it")
+            trunc.completeness = ["not checked: the run's time limit was reached"]
+            return trunc
         if segre_dim is not None and trunc.dimension.value is not None and segre_dim != trunc.dimension.value:
             trunc.degree = Certificate(None, f"not certified: the Segre cone has dimension {segre_dim}, the "
                                              f"closure {trunc.dimension.value}")

@@ -109,8 +109,8 @@ def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout:
         method += f"; {solutions} weight-space solutions / {per_function} chart points in a generic fiber"
         if any(v % per_function for v in counts.values()):
             certificate = (f"unreliable: {solutions} solutions, not a multiple of {per_function}: the fiber of some "
-                           "critical function meets the chart in fewer points (its weights need an entry the chart or "
-                           "the gauge fixes to be 0), so the quotient is not the number of functions")
+                           "solution's function meets the chart in fewer points (its weights need an entry the chart "
+                           "or the gauge fixes to be 0), so the quotient is not the number of functions")
         counts = {p: v // per_function for p, v in counts.items()}
     return Count(solutions // per_function, method, certificate, counts, time.perf_counter() - t0, per_function)
 

@@ -51,3 +51,27 @@ def test_the_hilbert_function_of_a_hypersurface_through_the_workers(every_degree
     res = truncated_ideal(LightningAttention((2, 1), 2, 2), 6, workers=2)
     assert res.hilbert_function == [comb(k + 5, 5) - comb(k + 1, 5) for k in range(7)]
     assert res.generator_degrees == {4: 1}
+
+
+def test_blocks_proved_from_values_at_random_points_give_the_expanded_results(monkeypatch, every_degree_parallel):
+    # the values path (a block whose monomials' values at random points have full rank holds no equation) must give
+    # the same ideal, counts and generators as the symbolic pull-back of every block, and skip expansions
+    from math import comb
+
+    expanded = []
+    plain_kernel = truncated._block_kernel
+    monkeypatch.setattr(truncated, "_block_kernel", lambda *a: expanded.append(1) or plain_kernel(*a))
+    hyper = LightningAttention((2, 1), 2, 2)
+    fast = truncated_ideal(hyper, 7, generators=True, evaluation=True)
+    n_fast, expanded[:] = len(expanded), []
+    slow = truncated_ideal(hyper, 7, generators=True, evaluation=False)
+    _same(fast, slow)
+    assert fast.hilbert_function == [comb(k + 5, 5) - comb(k + 1, 5) for k in range(8)]  # a quartic hypersurface
+    assert n_fast < len(expanded) and any("random points" in n for n in fast.notes)
+    for arch, k, field in ((LightningAttention((3, 1), 3, 2), 5, "QQ"), (LightningAttention((3, 1), 3, 2), 5, "ZZ/32003"),
+                           (LightningAttention((2, 2, 1), (2, 2), 2), 2, "QQ")):
+        _same(truncated_ideal(arch, k, generators=True, field=field, evaluation=True),
+              truncated_ideal(arch, k, generators=True, field=field, evaluation=False))
+    deep = LightningAttention((2, 1, 1), (2, 1), 2)  # deep: the values path by default, here through the workers
+    _same(truncated_ideal(deep, 3, generators=True, workers=2), truncated_ideal(deep, 3, generators=True,
+                                                                                 evaluation=False))

@@ -28,21 +28,22 @@ _STATE: dict[tuple, dict[str, Any]] = {}  # per worker process: the pull-back of
 
 def solve_block(spec: tuple, k: int, monos: list[Monomial], products: list[Vector], generators: bool) -> Result:
     """One block in a worker (:func:`.truncated.solve_block`, with the pull-back of this problem kept per process)."""
-    from .truncated import _Linear, _pullback, solve_block as solve
+    from .truncated import _Linear, _pullback, block_values, solve_block as solve
 
-    key, coords, nweights, field = spec
+    key, coords, nweights, field, evaluation = spec
     state = _STATE.get(key)
     if state is None:
         ctx = flint.fmpz_mpoly_ctx.get(("w", nweights), "lex")
         cache = {(): ctx.from_dict({}) + 1}
         state = _STATE[key] = {"cache": cache, "pullback": _pullback(cache, [ctx.from_dict(c) for c in coords]),
-                               "linear": _Linear(field), "degree": 0}
+                               "linear": _Linear(field), "degree": 0,
+                               "values": block_values(coords, nweights, field) if evaluation else None}
     cache = state["cache"]
     if k != state["degree"]:  # degree k builds on degree k - 1: drop the products below it
         for mono in [m for m in cache if m and len(m) < k - 1]:
             del cache[mono]
         state["degree"] = k
-    return solve(monos, state["pullback"], state["linear"], lambda: products, generators)
+    return solve(monos, state["pullback"], state["linear"], lambda: products, generators, state["values"])
 
 
 class BlockPool:

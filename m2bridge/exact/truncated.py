@@ -33,6 +33,7 @@ from ..architecture import AttentionNetwork
 from ..errors import ArchitectureError, RunTimeout
 from ..session import check_field
 from .block_pool import BlockPool, peak_memory_mb
+from .evaluation import EVAL_PRIME, BlockValues
 from .grading import CoordinateMap, Monomial, coordinate_symmetries, finest_grading, identity_map
 from .representations import GroupAction, NotAModule, Representation, Weights, acting_group, decompose
 
@@ -322,6 +323,7 @@ class _Linear:
         return pivots
 
 
+EVALUATION_MIN_TERMS = 2  # average terms per coordinate above which blocks are first tried from values
 _CHECK_PRIME = 2**61 - 1  # rank mod this prime: a lower bound over QQ, equal to it when it is full
 
 
@@ -349,7 +351,7 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
                     symmetry: bool = True, progress: Callable[[str], None] | None = None,
                     partial_on_timeout: bool = False, time_limit: float | None = None,
                     workers: int | None = 1, scheduler: Any = None, bar: bool = False,
-                    connect_timeout: float = 10.0) -> TruncatedIdeal:
+                    connect_timeout: float = 10.0, evaluation: bool | None = None) -> TruncatedIdeal:
     """Dimensions, Hilbert function and minimal generator counts of the closure's ideal up to ``max_degree``
     (the generators themselves with ``generators=True``); ``symmetry=False`` solves every block.
 
@@ -360,7 +362,11 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
 
     ``workers`` (None: every core) local processes, or a Dask ``scheduler`` (address or Client), solve the blocks of
     the degrees with at least PARALLEL_MIN_BLOCKS of them (:mod:`.block_pool`); the results do not depend on
-    either. ``bar``: a progress bar of the blocks on stderr."""
+    either. ``bar``: a progress bar of the blocks on stderr. ``evaluation``: blocks whose ideal the products of the
+    lower degree are proved to span by the monomials' values at random points (:mod:`.evaluation`) skip the symbolic
+    pull-back (the same results; False: every block expanded; None: where the coordinates average more than
+    EVALUATION_MIN_TERMS terms, as in deep networks, whose pull-backs are large: for one layer the values cost more
+    than the expansion they save)."""
     from tqdm import tqdm
 
     from .compute import parametrization
@@ -386,7 +392,10 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
 
     stop_at = None if time_limit is None else t0 + time_limit
     pool = BlockPool(workers, scheduler, connect_timeout) if scheduler is not None or workers != 1 else None
-    spec = (repr(arch) + field, coords, len(param.weights), field)
+    if evaluation is None:
+        evaluation = sum(len(c) for c in coords) > EVALUATION_MIN_TERMS * len(coords)
+    values = block_values(coords, len(param.weights), field) if evaluation else None
+    spec = (f"{arch!r} {field} {evaluation}", coords, len(param.weights), field, evaluation)
     hilbert, ideal_dims, gen_counts, gen_weights = [1], [0], {}, {}
     gens_out: dict[int, list[Vector]] | None = {} if generators else None
     lower: _Degree | None = None
@@ -401,7 +410,8 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
                 with tqdm(total=len(level.representatives), desc=f"degree {k} blocks", disable=not bar,
                           leave=False, delay=2.0) as blocks:
                     dim_ideal, gens_k, kept, new_in = _solve_degree(level, lower, pullback, linear, weights,
-                                                                    generators, stop_at, pool, spec, blocks)
+                                                                    generators, stop_at, pool, spec, blocks,
+                                                                    values)
             except _Stopped as exc:
                 spent = time.perf_counter() - tk
                 estimate = spent - exc.solving + (exc.solving / exc.done if exc.done > 0.02 else exc.solving * 50)
@@ -440,6 +450,9 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
     notes = [f"peak memory {peak_memory_mb():.0f} MiB (the largest of this process and its finished workers)"]
     if pool is not None and pool.used:
         notes.append(f"blocks of degrees with at least {PARALLEL_MIN_BLOCKS} of them solved by {pool.where}")
+    if values is not None:
+        notes.append("each block first tried without expanding its monomials: no equation in it when their values at "
+                     f"random points have full rank mod {values.prime}")
     if syms:
         notes.append("blocks exchanged by the coordinate symmetries (" + "; ".join(s for s, _ in syms)
                      + ") were solved once per orbit")
@@ -474,7 +487,7 @@ PARALLEL_MIN_BLOCKS = 64  # a degree with fewer blocks to solve runs in this pro
 def _solve_degree(level: "_Degree", lower: "_Degree | None", pullback, linear: "_Linear",
                   weights: list[tuple[int, ...]], generators: bool, stop_at: float | None = None,
                   pool: BlockPool | None = None, spec: tuple | None = None,
-                  bar: Any = None) -> tuple[int, int, list[Vector], dict[int, int]]:
+                  bar: Any = None, values: BlockValues | None = None) -> tuple[int, int, list[Vector], dict[int, int]]:
     """The ideal's dimension and the number of new minimal generators in one degree (and those generators, and
     their number in each block with any: every block of an orbit has its representative's); with a ``pool``, the
     blocks are solved by its workers (in the same order, so with the same results)."""
@@ -489,7 +502,7 @@ def _solve_degree(level: "_Degree", lower: "_Degree | None", pullback, linear: "
     if pool is not None and len(reps) >= PARALLEL_MIN_BLOCKS:
         results = pool.run(spec, level.k, ((level.monomials(r), products(r)) for r in reps), generators)
     else:  # products only for blocks with a kernel
-        results = (solve_block(level.monomials(r), pullback, linear, lambda r=r: products(r), generators)
+        results = (solve_block(level.monomials(r), pullback, linear, lambda r=r: products(r), generators, values)
                    for r in reps)
     for i, (rep, (kernel, chosen, new)) in enumerate(zip(reps, results)):
         if stop_at is not None and time.perf_counter() > max(stop_at, started + 1.0):  # 1 s to measure the rate
@@ -509,6 +522,12 @@ def _solve_degree(level: "_Degree", lower: "_Degree | None", pullback, linear: "
     return dim_ideal, gens_k, kept, new_in
 
 
+def block_values(coords: list[dict[Monomial, int]], nweights: int, field: str) -> BlockValues | None:
+    """The coordinates' values mod the field's prime (over QQ, mod EVAL_PRIME); None for a prime above 2^31."""
+    prime = EVAL_PRIME if field == "QQ" else int(field[3:])
+    return BlockValues(coords, nweights, prime) if prime < 2**31 else None
+
+
 def _pullback(cache: dict[Monomial, Any], ys: list) -> Callable[[Monomial], Any]:
     """The pull-back of a monomial in the coordinates ys to the weights, through the products cached in ``cache``."""
 
@@ -522,9 +541,13 @@ def _pullback(cache: dict[Monomial, Any], ys: list) -> Callable[[Monomial], Any]
 
 
 def solve_block(monos: list[Monomial], pullback, linear: "_Linear", products: Callable[[], list[Vector]],
-                generators: bool) -> tuple[list[Vector], list[Vector] | None, int]:
+                generators: bool, values: BlockValues | None = None) -> tuple[list[Vector], list[Vector] | None, int]:
     """One weight block: the kernel of the pull-back on its monomials, and its new minimal generators modulo the
-    lower degree's ideal times R_1 (``products()``): the vectors with ``generators``, else only their number."""
+    lower degree's ideal times R_1 (``products()``): the vectors with ``generators``, else only their number.
+    ``values``: first try to prove, from the monomials' values at random points, that the block has no kernel
+    (:mod:`.evaluation`), without the symbolic pull-back."""
+    if values is not None and values.rank(monos) == len(monos):
+        return [], [] if generators else None, 0  # the pull-back is injective: no kernel, nothing to expand
     kernel = _block_kernel(monos, pullback, linear)
     if not kernel:
         return kernel, [] if generators else None, 0

@@ -72,6 +72,7 @@ def test_blocks_proved_from_values_at_random_points_give_the_expanded_results(mo
                            (LightningAttention((2, 2, 1), (2, 2), 2), 2, "QQ")):
         _same(truncated_ideal(arch, k, generators=True, field=field, evaluation=True),
               truncated_ideal(arch, k, generators=True, field=field, evaluation=False))
-    deep = LightningAttention((2, 1, 1), (2, 1), 2)  # deep: the values path by default, here through the workers
-    _same(truncated_ideal(deep, 3, generators=True, workers=2), truncated_ideal(deep, 3, generators=True,
-                                                                                 evaluation=False))
+    deep = LightningAttention((2, 1, 1), (2, 1), 2)  # the values path through the workers
+    _same(truncated_ideal(deep, 3, generators=True, workers=2, evaluation=True),
+          truncated_ideal(deep, 3, generators=True, evaluation=False))
+    assert any("random points" in n for n in truncated_ideal(LightningAttention((2, 2, 1), (2, 2), 2), 1).notes)

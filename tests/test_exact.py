@@ -478,3 +478,25 @@ def test_deep_parametrization_from_flint_equals_sympys(arch):
     assert flint.raw_labels == plain.raw_labels and flint.layers == plain.layers
     assert all(sympy.expand(a - b) == 0 for a, b in zip(flint.raw, plain.raw)) and len(flint.raw) == len(plain.raw)
     assert flint.back == plain.back
+
+
+def test_the_runs_time_limit_during_the_certificates_keeps_the_ideal(m2, monkeypatch):
+    # a --timeout reached in the degree or the completeness check leaves them uncertified, and the ideal computed
+    from m2bridge.errors import RunTimeout
+    from m2bridge.exact import certificate
+    from m2bridge.exact.truncated import truncated_ideal
+
+    def expired(*args, **kwargs):
+        raise RunTimeout(5)
+
+    arch = LightningAttention((2, 1), 2, 2)
+    monkeypatch.setattr(certificate, "_cohen_macaulay_mod_p", expired)
+    late = certificate.certify(truncated_ideal(arch, 4, generators=True), m2, completeness=True)
+    assert not late.complete and late.completeness == [
+        "not certified: the completeness check did not finish within the run's time limit (5 s)"]
+    assert late.generator_degrees == {4: 1} and late.degree.value == 4
+    monkeypatch.setattr(certificate, "closure_degree", expired)
+    early = certificate.certify(truncated_ideal(arch, 4, generators=True), m2, completeness=True)
+    assert early.degree.value is None and "time limit (5 s)" in early.degree.method
+    assert early.generator_degrees == {4: 1} and early.dimension.value == 5
+    assert m2.to_python("1 + 1") == 2  # the session stays usable

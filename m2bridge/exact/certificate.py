@@ -202,11 +202,12 @@ def certify(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0, timeout: float 
                                            + ("dimension" if dim is None else "degree") + " is not certified"]
             return trunc
         unmixed = m2.to_python("isUnmixed J1", timeout=timeout)
-    except (M2Timeout, KeyboardInterrupt) as exc:
+    except (M2Timeout, RunTimeout, KeyboardInterrupt) as exc:
         m2.close()  # an interrupted Groebner computation: the next computation gets a fresh M2
         if isinstance(exc, KeyboardInterrupt):
             raise
-        trunc.completeness = [f"not certified: the completeness check did not finish within {timeout} s"]
+        within = f"the run's time limit ({exc.seconds:g} s)" if isinstance(exc, RunTimeout) else f"{timeout} s"
+        trunc.completeness = [f"not certified: the completeness check did not finish within {within}"]
         return trunc
     if unmixed:
         checks.append("J is unmixed (Ext^i(R/J, R) has codimension > i above codim J), so the closure's prime "
@@ -227,34 +228,37 @@ def _cohen_macaulay_mod_p(m2: Macaulay2, trunc: TruncatedIdeal, dim: int, deg: i
                           timeout: float | None) -> list[str]:
     """The completeness certificate mod p (F4 Groebner bases only; sets ``trunc.complete`` when it holds).
 
-    J (integer generators, in the closure's prime P) and J_p (the same generators mod p): HF(R/J_p) >= HF(R/J) >=
-    HF(R/P) in every degree (a rank mod p is at most the rank over QQ, and J is in P). If R/J_p has P's dimension
-    and degree, so does R/J. For linear forms L with integer coefficients, length R/(J + L) <= length R/(J_p + L_p);
-    if the latter equals the degree, L is a system of parameters of R/J with length(R/(J + L)) = deg R/J, which
+    J (integer generators, in the closure's prime P), L (``dim`` linear forms with integer coefficients), and their
+    reductions mod p: HF(R/J_p) >= HF(R/J) >= HF(R/P) in every degree (a rank mod p is at most the rank over QQ,
+    and J is in P), and length R/(J + L) <= length R/(J_p + L_p). If the latter is finite and equals P's degree,
+    then R/J has dimension at most dim (L cuts it to finite length) and at least dim (its Hilbert function is at
+    least P's), so L is a system of parameters, and deg P <= e(R/J) <= length R/(J + L) <= deg P: equality, which
     holds exactly when R/J is Cohen-Macaulay, hence unmixed, and then J = P (its only associated prime is P, with
-    multiplicity one). A closure that is not Cohen-Macaulay fails this test: the other checks follow."""
+    multiplicity one). Only the zero-dimensional basis of J_p + L_p is needed; J_p's own (its dimension and
+    degree, for the message) is computed when the test fails. A closure that is not Cohen-Macaulay fails it."""
     p = CM_PRIME
     t0 = time.perf_counter()
     rng = random.Random(seed + 17)
     forms = [[rng.randint(-9, 9) for _ in range(trunc.ambient_dimension)] for _ in range(dim)]
     lin = ", ".join("+".join(f"({c})*y_{i + 1}" for i, c in enumerate(row) if c) or "0" for row in forms)
-    jdim, jdeg, length = m2.to_python(
+    length = m2.to_python(
         f"(Rp = ZZ/{p}[y_1..y_{trunc.ambient_dimension}]; Jp = sub(J, vars Rp); "
-        "LJp = ideal leadTerm groebnerBasis(Jp, Strategy => \"F4\"); "
         f"Ap = ideal leadTerm groebnerBasis(Jp + ideal({lin}), Strategy => \"F4\"); "
-        "{dim LJp, degree LJp, if dim Ap == 0 then degree Ap else -1})", timeout=timeout)
+        "if dim Ap == 0 then degree Ap else -1)", timeout=timeout)
+    if length == deg:
+        trunc.complete = True
+        return [f"mod {p} (F4): R/(J_p + {dim} linear forms with integer coefficients) has length {deg}, the "
+                "closure's degree: by semicontinuity R/J over QQ has the closure's dimension and degree and is "
+                "Cohen-Macaulay (the linear forms are a system of parameters of length its degree), so it is unmixed "
+                f"and J is the closure's prime ideal [Macaulay2, {time.perf_counter() - t0:.1f} s]"]
+    jdim, jdeg = m2.to_python("(LJp = ideal leadTerm groebnerBasis(Jp, Strategy => \"F4\"); {dim LJp, degree LJp})",
+                              timeout=timeout)
     seconds = time.perf_counter() - t0
     head = (f"mod {p} (F4): J_p has dimension {jdim} and degree {jdeg} (closure: {dim} and {deg})")
     if (jdim, jdeg) != (dim, deg):
         return [head + f"; not Cohen-Macaulay-certified [{seconds:.1f} s]"]
-    if length != deg:
-        return [head + f", but R/(J_p + {dim} linear forms) has length {length if length >= 0 else 'infinite'}, not "
-                f"{deg}: R/J_p is not Cohen-Macaulay, so this certificate does not apply [{seconds:.1f} s]"]
-    trunc.complete = True
-    return [head + f", and R/(J_p + {dim} linear forms with integer coefficients) has length {deg}: by semicontinuity "
-            "R/J over QQ has the closure's dimension and degree and is Cohen-Macaulay (the linear forms are a system "
-            "of parameters of length its degree), so it is unmixed and J is the closure's prime ideal "
-            f"[Macaulay2, {seconds:.1f} s]"]
+    return [head + f", but R/(J_p + {dim} linear forms) has length {length if length >= 0 else 'infinite'}, not "
+            f"{deg}: R/J_p is not Cohen-Macaulay, so this certificate does not apply [{seconds:.1f} s]"]
 
 
 def complete_ideal(arch, m2: Macaulay2, limit: int = 8, seed: int = 0, timeout: float | None = None,

@@ -500,3 +500,16 @@ def test_the_runs_time_limit_during_the_certificates_keeps_the_ideal(m2, monkeyp
     assert early.degree.value is None and "time limit (5 s)" in early.degree.method
     assert early.generator_degrees == {4: 1} and early.dimension.value == 5
     assert m2.to_python("1 + 1") == 2  # the session stays usable
+    from m2bridge.errors import M2Timeout
+
+    def too_slow(*args, **kwargs):
+        raise M2Timeout(7, False)
+
+    monkeypatch.setattr(certificate, "closure_degree", too_slow)
+    slow = certificate.certify(truncated_ideal(arch, 4), m2)
+    assert slow.degree.value is None and "ran past 7 s" in slow.degree.method and slow.generator_degrees == {4: 1}
+    monkeypatch.undo()
+    # --degree-timeout bounds the chart only: the Segre degree of one layer is computed whatever it is
+    assert certificate.certify(truncated_ideal(arch, 4), m2, degree_timeout=0.001).degree.value == 4
+    # a deep network mod 2 (no values path there) still runs
+    assert truncated_ideal(LightningAttention((2, 2, 1), (2, 2), 2), 1, field="ZZ/2").hilbert_function == [1, 30]

@@ -57,16 +57,17 @@ def _bilinear_split(param) -> int | None:
     return len(att)
 
 
-def closure_degree(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0,
-                   timeout: float | None = None) -> tuple[Certificate, int | None]:
+def closure_degree(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0, timeout: float | None = None,
+                   chart_timeout: float | None = None) -> tuple[Certificate, int | None]:
     """The closure's degree as that of a Segre variety under a birational finite projection (and the
-    Segre cone's dimension), or a certificate saying why it was not computed."""
+    Segre cone's dimension), else through a chart (``chart_timeout``: seconds per Macaulay2 call there, default
+    ``timeout``), or a certificate saying why it was not computed."""
     from .compute import parametrization, setup_script
 
     param = parametrization(trunc.architecture)
     m = _bilinear_split(param)
     if m is None:
-        return _chart_degree(param, trunc.dimension, m2, seed, timeout), None
+        return _chart_degree(param, trunc.dimension, m2, seed, timeout if chart_timeout is None else chart_timeout), None
     rng = random.Random(seed)
     point = [rng.randint(-9, 9) or 1 for _ in param.weights]
     m2.load_package()
@@ -123,11 +124,27 @@ def _chart_degree(param, dimension: Certificate | None, m2: Macaulay2, seed: int
 
 def certify(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0, timeout: float | None = None,
             completeness: bool = False, degree_timeout: float | None = None) -> TruncatedIdeal:
+    """:func:`_certify`; the run's time limit reached anywhere in it leaves what is not done 'not computed' or 'not
+    checked', and the ideal as it was."""
+    try:
+        return _certify(trunc, m2, seed, timeout, completeness, degree_timeout)
+    except RunTimeout as exc:
+        why = f"the run's time limit ({exc.seconds:g} s) was reached"
+        if trunc.dimension is None:
+            trunc.dimension = Certificate(None, f"not computed: {why}")
+        if trunc.degree is None:
+            trunc.degree = Certificate(None, f"not computed: {why}")
+        if completeness and not trunc.completeness:
+            trunc.completeness = [f"not checked: {why}"]
+        return trunc
+
+
+def _certify(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0, timeout: float | None = None,
+             completeness: bool = False, degree_timeout: float | None = None) -> TruncatedIdeal:
     """Compute the dimension and degree certificates and, with ``completeness`` (the generators kept),
     check whether the generators found generate the closure's ideal; ``trunc`` is updated
     (``complete``, ``dimension``, ``degree``, ``completeness``) and returned. ``degree_timeout``: seconds for
-    each Macaulay2 call of the degree (default ``timeout``); the whole run's deadline reached there leaves the
-    degree 'not computed' and returns what was computed.
+    each Macaulay2 call of the degree through a chart (default ``timeout``); past it, the degree is 'not computed'.
 
     Completeness: where the elimination is within reach (:func:`.compute.check_feasible`) the ideal of
     the generators is compared with the elimination's; otherwise dimension, degree and unmixedness are
@@ -138,13 +155,10 @@ def certify(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0, timeout: float 
         trunc.dimension = closure_dimension(trunc, seed)
     if trunc.degree is None:
         try:
-            trunc.degree, segre_dim = closure_degree(trunc, m2, seed, timeout if degree_timeout is None
-                                                     else degree_timeout)
-        except RunTimeout as exc:
-            trunc.degree = Certificate(None, f"not computed: the run's time limit ({exc.seconds:g} s) was reached "
-                                             "while computing it")
-            trunc.completeness = ["not checked: the run's time limit was reached"]
-            return trunc
+            trunc.degree, segre_dim = closure_degree(trunc, m2, seed, timeout, degree_timeout)
+        except M2Timeout as exc:
+            m2.close()  # an interrupted computation: the next one gets a fresh M2
+            trunc.degree, segre_dim = Certificate(None, f"not computed: ran past {exc.seconds:g} s"), None
         if segre_dim is not None and trunc.dimension.value is not None and segre_dim != trunc.dimension.value:
             trunc.degree = Certificate(None, f"not certified: the Segre cone has dimension {segre_dim}, the "
                                              f"closure {trunc.dimension.value}")

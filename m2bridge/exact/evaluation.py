@@ -24,7 +24,7 @@ class BlockValues:
     def __init__(self, coords: list[dict[tuple[int, ...], int]], nweights: int, prime: int = EVAL_PRIME,
                  seed: int = 0):
         if not 2 < prime < 2**31:
-            raise ValueError(f"the evaluation prime must lie below 2^31, got {prime}")
+            raise ValueError(f"the evaluation prime must lie between 3 and 2^31, got {prime}")
         self.prime, self.seed, self.nweights = prime, seed, nweights
         self._terms = [(np.array(list(c.keys()), dtype=np.int64).reshape(len(c), nweights),
                         np.array([v % prime for v in c.values()], dtype=np.int64)) for c in coords]

@@ -524,9 +524,10 @@ def _solve_degree(level: "_Degree", lower: "_Degree | None", pullback, linear: "
 
 
 def block_values(coords: list[dict[Monomial, int]], nweights: int, field: str) -> BlockValues | None:
-    """The coordinates' values mod the field's prime (over QQ, mod EVAL_PRIME); None for a prime above 2^31."""
+    """The coordinates' values mod the field's prime (over QQ, mod EVAL_PRIME); None for a prime above 2^31 (int64
+    products) or below 101 (random points there rarely prove anything)."""
     prime = EVAL_PRIME if field == "QQ" else int(field[3:])
-    return BlockValues(coords, nweights, prime) if prime < 2**31 else None
+    return BlockValues(coords, nweights, prime) if 101 <= prime < 2**31 else None
 
 
 def _pullback(cache: dict[Monomial, Any], ys: list) -> Callable[[Monomial], Any]:

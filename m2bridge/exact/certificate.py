@@ -67,7 +67,8 @@ def closure_degree(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0, timeout:
     param = parametrization(trunc.architecture)
     m = _bilinear_split(param)
     if m is None:
-        return _chart_degree(param, trunc.dimension, m2, seed, timeout if chart_timeout is None else chart_timeout), None
+        chart_timeout = timeout if chart_timeout is None else chart_timeout
+        return _chart_degree(param, trunc.dimension, m2, seed, chart_timeout), None
     rng = random.Random(seed)
     point = [rng.randint(-9, 9) or 1 for _ in param.weights]
     m2.load_package()
@@ -91,12 +92,12 @@ def _chart_degree(param, dimension: Certificate | None, m2: Macaulay2, seed: int
                   timeout: float | None) -> Certificate:
     """The closure's degree through a chart of the weights (random values on the fixed ones): its points on a
     random affine linear space of complementary dimension, divided by its points in a generic fiber."""
-    from ..metric.engine import chart_fiber_points, chart_section_points, chart_weights
+    from ..metric.engine import F4_PRIMES, chart_fiber_points, chart_section_points, chart_weights
 
+    if dimension is None or dimension.value is None:  # before the chart: its numeric Jacobian is not free
+        return Certificate(None, "not computed: the degree through a chart needs the certified dimension")
     chart = chart_weights(param, seed)
     free = len(param.weights) - len(chart)
-    if dimension is None or dimension.value is None:
-        return Certificate(None, "not computed: the degree through a chart needs the certified dimension")
     if free != dimension.value:
         return Certificate(None, f"not computed: the chart leaves {free} weights free (a floating-point Jacobian "
                                  f"rank), the closure has dimension {dimension.value}")
@@ -115,11 +116,13 @@ def _chart_degree(param, dimension: Certificate | None, m2: Macaulay2, seed: int
     where = ", ".join(f"{param.weights[i]} = {v}" for i, v in zip(chart, values))
     if section.value is None or not section.certificate.startswith("exact"):
         return Certificate(None, f"not certified: {section.certificate} (chart {where}; {section.method})")
+    primes = " and ".join(f"ZZ/{p}" for p in F4_PRIMES)
+    points = "point" if fiber.value == 1 else "points"
     return Certificate(section.value, f"{section.per_function * section.value} points of the chart {where} on a "
                                       f"random affine linear space of codimension {free}, / {fiber.value} chart "
-                                      f"point{'s' if fiber.value != 1 else ''} in a generic fiber (F4 Groebner bases over ZZ/32003 and ZZ/32749 that "
-                                      "agree, Macaulay2's chartDegree and chartFiber): a generic linear space meets "
-                                      "the closure in generic points, each with a generic fiber")
+                                      f"{points} in a generic fiber (F4 Groebner bases over {primes} that agree, "
+                                      "Macaulay2's chartDegree and chartFiber): a generic linear space meets the "
+                                      "closure in generic points, each with a generic fiber")
 
 
 def certify(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0, timeout: float | None = None,

@@ -376,6 +376,8 @@ def test_complete_ideal_is_certified_and_equals_the_elimination(m2, dims, tmp_pa
     arch = LightningAttention(dims, dims[0], 2)
     res = complete_ideal(arch, m2)
     assert res.complete and res.certificate == "complete"
+    # none of these closures is Cohen-Macaulay: the chart's inverse mod p certifies them, without the elimination
+    assert "not Cohen-Macaulay" in " ".join(res.completeness) and "chartLocalization" in res.completeness[-1]
     # the certificate's numbers against the elimination's own (computed independently in M2)
     full = implicitize(arch, m2)
     assert (res.dimension.value, res.degree.value) == (full.dimension, full.degree)
@@ -397,11 +399,17 @@ def test_a_failed_certificate_stays_truncated(m2, monkeypatch):
                               completeness=True)
     assert not low.complete and low.certificate == "truncated at degree 3"
     assert any("missing" in c for c in low.completeness)
-    # the check without the elimination: dimension, degree and unmixedness (forced by hiding the elimination)
+    assert any("through the chart" in c and "does not apply" in c for c in low.completeness)
+    # the checks without the elimination (forced by hiding it): the chart's inverse mod p, then (that one hidden too)
+    # dimension, degree and unmixedness
     def out_of_reach(arch, what="implicitization", force=False):
         raise ProblemTooLarge("pretend")
 
     monkeypatch.setattr(compute, "check_feasible", out_of_reach)
+    two = truncated_ideal(LightningAttention((2, 2), 2, 2), 4, generators=True)
+    chart = certificate.certify(two, m2, completeness=True)
+    assert chart.complete and "chartLocalization" in chart.completeness[-1]
+    monkeypatch.setattr(certificate, "_chart_localization_mod_p", lambda *args: ["pretend: it does not apply"])
     good = certificate.certify(truncated_ideal(LightningAttention((2, 2), 2, 2), 4, generators=True), m2,
                                completeness=True)
     assert good.complete and any("unmixed" in c for c in good.completeness)

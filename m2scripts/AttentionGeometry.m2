@@ -348,7 +348,8 @@ chartDegree RingMap := Ideal => o -> F -> (
 -- (algebraically independent) in R_h/P'_h, P' the kernel of the chart's pull-back: so J_h = P'_h, J : h^oo = P',
 -- and with 3., J = P'.
 -- Returns {true/false, what was found or why not, the denominators, the seconds of steps 1 to 3}.
-chartLocalization = method(Options => {Chart => {0}, MaxDenominatorDegree => 3, MaxCommonSize => 2000})
+chartLocalization = method(Options => {Chart => {0}, MaxDenominatorDegree => 3, MaxCommonSize => 2000,
+    Verbose => false})
 chartLocalization(Ideal, RingMap) := List => o -> (J, F) -> (
     R := source F;
     S := target F;
@@ -366,7 +367,10 @@ chartLocalization(Ideal, RingMap) := List => o -> (J, F) -> (
     Rg := kk[y_1..y_n, Degrees => apply(n, i -> {1} | (degree toC F R_i))];
     Rs := kk[y_1..y_n];
     toS := map(Rs, Rg, gens Rs);
-    cmap := map(Sc, Rg, apply(n, i -> toC F R_i));
+    cmap0 := map(Sc, Rg, apply(n, i -> toC F R_i));
+    images := new MutableHashTable;  -- each monomial's image once: the searches below ask for the same ones often
+    cmap := f -> if #terms f == 1 and leadCoefficient f == 1 then (
+        if images#?f then images#f else images#f = cmap0 f) else cmap0 f;
     coeffs := M -> lift(last coefficients M, kk);
     -- the forms of y-degree e and chart-degree k
     forms := (e, k) -> flatten entries basis({e} | k, Rg);
@@ -427,6 +431,8 @@ chartLocalization(Ideal, RingMap) := List => o -> (J, F) -> (
             if h =!= null then (hs = append(hs, h); fr = (numer(z, h), h)));
         fr));
     t1 := cpuTime() - t0;
+    note := msg -> if o.Verbose then printerr("chartLocalization: " | msg);
+    note("denominators " | toString apply(hs, h -> toS h) | " in " | toString t1 | " s");
     if any(fracs, fr -> fr === null) then return {false, "no denominator of degree <= " |
         toString o.MaxDenominatorDegree | " for the chart's weight " | toString (gens S)#(free#(position(fracs,
         fr -> fr === null))), apply(hs, h -> toS h), {t1, 0, 0}};
@@ -435,6 +441,7 @@ chartLocalization(Ideal, RingMap) := List => o -> (J, F) -> (
     -- 2. the coordinates in terms of g/h, the denominators cleared
     t0 = cpuTime();
     G := groebnerBasis(sub(J, vars Rs), Strategy => "F4");
+    note("J's F4 basis: " | toString numcols G | " elements, " | toString(cpuTime() - t0) | " s");
     cleared := i -> (
         c := cmap Rg_i;
         B := apply(#free, j -> max apply(terms c, t -> degree(Sc_j, t)));
@@ -443,6 +450,7 @@ chartLocalization(Ideal, RingMap) := List => o -> (J, F) -> (
             e := degree(Sc_j, t); (first fracs#j)^e * (last fracs#j)^(B#j - e))))));
     bad := select(n, i -> cleared i % G != 0);
     t2 := cpuTime() - t0;
+    note("coordinates in the g/h: " | toString t2 | " s");
     if #bad > 0 then return {false, "the coordinate y_" | toString(1 + first bad) | " is not a polynomial in the " |
         "chart's weights g/h modulo J", apply(hs, h -> toS h), {t1, t2, 0}};
     -- 3. each denominator of positive degree is a nonzerodivisor mod J
@@ -1094,6 +1102,7 @@ Key
   [chartLocalization, Chart]
   [chartLocalization, MaxDenominatorDegree]
   [chartLocalization, MaxCommonSize]
+  [chartLocalization, Verbose]
   MaxDenominatorDegree
   MaxCommonSize
 Headline
@@ -1111,6 +1120,8 @@ Inputs
     the largest degree of a denominator looked for
   MaxCommonSize => ZZ
     one denominator for all the weights is looked for only where its numerators span at most this many forms
+  Verbose => Boolean
+    print each step's time on stderr
 Outputs
   L:List
     \{true or false, what was found or which step failed, the denominators h, the seconds of the three steps\}

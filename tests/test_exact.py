@@ -369,7 +369,7 @@ def test_truncated_ideal_query_key_form_and_symmetry_and_field(m2):
         truncated_ideal(LightningAttention((2, 1), 2, 2), 0)
 
 
-@pytest.mark.parametrize("dims", [(2, 2), (2, 3), (3, 1)])
+@pytest.mark.parametrize("dims", [(2, 2), (2, 3), (3, 1), (2, 4)])
 def test_complete_ideal_is_certified_and_equals_the_elimination(m2, dims, tmp_path):
     from m2bridge.exact.certificate import complete_ideal
 
@@ -378,14 +378,15 @@ def test_complete_ideal_is_certified_and_equals_the_elimination(m2, dims, tmp_pa
     assert res.complete and res.certificate == "complete"
     # none of these closures is Cohen-Macaulay: the chart's inverse mod p certifies them, without the elimination
     assert "not Cohen-Macaulay" in " ".join(res.completeness) and "chartLocalization" in res.completeness[-1]
-    # the certificate's numbers against the elimination's own (computed independently in M2)
-    full = implicitize(arch, m2)
+    # the certificate's numbers against the elimination's own (computed independently in M2; (2,4) is past the
+    # elimination's size limits, forced here)
+    full = implicitize(arch, m2, force=True)
     assert (res.dimension.value, res.degree.value) == (full.dimension, full.degree)
     assert "Segre" in res.degree.method and "symmetry bound" in res.dimension.method
     # the generators as an M2 file: the same ideal
     path = res.write_generators(tmp_path / "gens.m2")
     m2.eval(f'load "{path}"; Ifile = I;')
-    implicitize(arch, m2)  # defines R and I again
+    implicitize(arch, m2, force=True)  # defines R and I again
     assert m2.to_python("sub(Ifile, vars R) == I") is True
     assert sorted(full.generator_degrees) == sorted(k for k, n in res.generator_degrees.items() for _ in range(n))
 

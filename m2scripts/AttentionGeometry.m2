@@ -382,38 +382,25 @@ chartLocalization(Ideal, RingMap) := List => o -> (J, F) -> (
         K := gens ker coeffs matrix{{z * cmap h} | apply(Bg, b -> cmap b)};
         c := position(toList(0 .. numcols K - 1), c -> K_(0, c) != 0);
         if c === null then null else - sum(#Bg, i -> (K_(i + 1, c) / K_(0, c)) * Bg#i));
-    -- a new denominator for z: the form of least degree, then fewest terms, outside P'
-    denominator' := z -> (
+    -- a denominator for the weights zs: a form of least degree (the first block of it that has one, its fewest terms)
+    -- outside P', with z h(F) the image of a form for every z in zs; blocks whose numerators would span more than cap forms of one degree are skipped
+    search := (zs, cap) -> (
         for delta from 0 to o.MaxDenominatorDegree do (
-            best := null;
             for k in unique apply(flatten entries basis(delta, Rs), m -> drop(degree sub(m, Rg), 1)) do (
                 Bh := forms(delta, k);
-                Bg := forms(delta, k + degree z) | forms(delta + 1, k + degree z);
-                C := coeffs matrix{apply(Bh, b -> z * cmap b) | apply(Bg, b -> cmap b)};
-                H := gens ker C;
-                scan(numcols H, c -> (
-                    f := sum(#Bh, i -> H_(i, c) * Bh#i);
-                    if cmap f != 0 and (best === null or #terms f < #terms best) then best = f)));
-            if best =!= null then return best);
-        null);
-    -- one denominator for all the weights (fewer nonzerodivisor checks), where the linear algebra stays small
-    common := () -> (
-        for delta from 1 to o.MaxDenominatorDegree do (
-            for k in unique apply(flatten entries basis(delta, Rs), m -> drop(degree sub(m, Rg), 1)) do (
-                Bh := forms(delta, k);
-                classes := unique apply(gens Sc, degree);
+                classes := unique apply(zs, degree);
                 spans := apply(classes, dz -> forms(delta, k + dz) | forms(delta + 1, k + dz));
-                if #Bh == 0 or any(spans, Bg -> #Bg > o.MaxCommonSize) then continue;
+                if #Bh == 0 or any(spans, Bg -> #Bg > cap) then continue;
                 -- the weights of one chart-degree share the span of their numerators: h serves them all when each
                 -- z h(F) reduces to 0 modulo that span
                 conds := apply(#classes, c -> (
-                    zs := select(gens Sc, z -> degree z == classes#c);
-                    C := coeffs matrix{flatten apply(zs, z -> apply(Bh, b -> z * cmap b)) | apply(spans#c, b -> cmap b)};
-                    N := C_(toList(0 .. #zs * #Bh - 1));
-                    rest := C_(toList(#zs * #Bh .. numcols C - 1));
+                    zc := select(zs, z -> degree z == classes#c);
+                    C := coeffs matrix{flatten apply(zc, z -> apply(Bh, b -> z * cmap b)) | apply(spans#c, b -> cmap b)};
+                    N := C_(toList(0 .. #zc * #Bh - 1));
+                    rest := C_(toList(#zc * #Bh .. numcols C - 1));
                     red := if numcols rest == 0 then N else N % rest;
-                    fold(apply(#zs, j -> red_(toList(j * #Bh .. (j + 1) * #Bh - 1))), (a, b) -> a || b)));
-                H := gens ker fold(conds, (a, b) -> a || b);
+                    fold(apply(#zc, j -> red_(toList(j * #Bh .. (j + 1) * #Bh - 1))), (u, v) -> u || v)));
+                H := gens ker fold(conds, (u, v) -> u || v);
                 best := null;
                 scan(numcols H, c -> (
                     f := sum(#Bh, i -> H_(i, c) * Bh#i);
@@ -421,13 +408,13 @@ chartLocalization(Ideal, RingMap) := List => o -> (J, F) -> (
                 if best =!= null then return best));
         null);
     t0 := cpuTime();
-    hc := common();
+    hc := search(gens Sc, o.MaxCommonSize);  -- one for all the weights: fewer nonzerodivisor checks
     hs := if hc === null then {} else {hc};
     fracs := apply(gens Sc, z -> (
         fr := null;
         scan(hs, h -> if fr === null then (g := numer(z, h); if g =!= null then fr = (g, h)));
         if fr === null then (
-            h := denominator' z;
+            h := search({z}, infinity);
             if h =!= null then (hs = append(hs, h); fr = (numer(z, h), h)));
         fr));
     t1 := cpuTime() - t0;

@@ -429,6 +429,7 @@ chartLocalization(Ideal, RingMap) := List => o -> (J, F) -> (
     -- 2. the coordinates in terms of g/h, the denominators cleared
     t0 = cpuTime();
     G := groebnerBasis(sub(J, vars Rs), Strategy => "F4");
+    GB := forceGB G;  -- so that reductions use it as it is: % against the matrix itself would compute its basis again
     note("J's F4 basis: " | toString numcols G | " elements, " | toString(cpuTime() - t0) | " s");
     -- y_i D - c_i(g/h) D (D the product of the denominators it needs) modulo J, reduced after every product: the
     -- normal form modulo G is a ring map to R/J, and the products themselves would grow beyond memory (deep networks)
@@ -436,15 +437,15 @@ chartLocalization(Ideal, RingMap) := List => o -> (J, F) -> (
     dens := apply(fracs, fr -> toS last fr);
     powers := new MutableHashTable;
     pow := (j, f, e) -> if powers#?(j, f, e) then powers#(j, f, e) else powers#(j, f, e) =
-        if e == 0 then 1_Rs else (pow(j, f, e - 1) * (if f == 0 then gs#j else dens#j)) % G;
-    times := L -> fold(L, 1_Rs, (u, v) -> (u * v) % G);
+        if e == 0 then 1_Rs else (pow(j, f, e - 1) * (if f == 0 then gs#j else dens#j)) % GB;
+    times := L -> fold(L, 1_Rs, (u, v) -> (u * v) % GB);
     cleared := i -> (
         c := cmap Rg_i;
         B := apply(#free, j -> max apply(terms c, t -> degree(Sc_j, t)));
-        left := (Rs_i * times apply(#free, j -> pow(j, 1, B#j))) % G;
+        left := (Rs_i * times apply(#free, j -> pow(j, 1, B#j))) % GB;
         right := sum(terms c, t -> leadCoefficient t * times apply(#free, j -> (
-            e := degree(Sc_j, t); (pow(j, 0, e) * pow(j, 1, B#j - e)) % G)));
-        (left - right) % G);
+            e := degree(Sc_j, t); (pow(j, 0, e) * pow(j, 1, B#j - e)) % GB)));
+        (left - right) % GB);
     bad := select(n, i -> cleared i != 0);
     t2 := cpuTime() - t0;
     note("coordinates in the g/h: " | toString t2 | " s");
@@ -456,7 +457,7 @@ chartLocalization(Ideal, RingMap) := List => o -> (J, F) -> (
     positive := select(apply(hs, h -> toS h), h -> (first degree h) > 0);
     zd := select(positive, h -> (
         want := (1 - (ring pJ)_0^(first degree h)) * pJ;
-        poincare ideal leadTerm groebnerBasis(ideal G + ideal h, Strategy => "F4") != want));
+        poincare ideal leadTerm groebnerBasis(sub(J, vars Rs) + ideal h, Strategy => "F4") != want));
     t3 := cpuTime() - t0;
     if #zd > 0 then return {false, "the denominator " | toString first zd | " is a zero divisor modulo J",
         apply(hs, h -> toS h), {t1, t2, t3}};

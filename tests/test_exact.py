@@ -522,3 +522,27 @@ def test_the_runs_time_limit_during_the_certificates_keeps_the_ideal(m2, monkeyp
     assert certificate.certify(truncated_ideal(arch, 4), m2, degree_timeout=0.001).degree.value == 4
     # a deep network mod 2 (no values path there) still runs
     assert truncated_ideal(LightningAttention((2, 2, 1), (2, 2), 2), 1, field="ZZ/2").hilbert_function == [1, 30]
+
+
+def test_an_m2_error_in_the_chart_certificate_is_reported_and_a_time_limit_passes_through():
+    from types import SimpleNamespace
+
+    from m2bridge.errors import M2Error, M2Timeout
+    from m2bridge.exact import certificate
+
+    class Failing:  # the generators vanish; the chart's computation then fails as told
+        def __init__(self, error):
+            self.error, self.calls = error, 0
+
+        def to_python(self, code, timeout=None):
+            self.calls += 1
+            if self.calls == 1:
+                return True
+            raise self.error
+
+    trunc = SimpleNamespace(ambient_dimension=12, complete=False)
+    param = SimpleNamespace(weights=["A_1_1", "V_1_1"])
+    lines = certificate._chart_localization_mod_p(Failing(M2Error("pretend: division by zero")), trunc, param, 1, None)
+    assert not trunc.complete and len(lines) == 1 and "not applied (" in lines[0] and "division by zero" in lines[0]
+    with pytest.raises(M2Timeout):
+        certificate._chart_localization_mod_p(Failing(M2Timeout(5.0, False)), trunc, param, 1, None)

@@ -34,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..errors import M2Timeout, ProblemTooLarge, RunTimeout
+from ..errors import M2Error, M2Timeout, ProblemTooLarge, RunTimeout
 from ..session import Macaulay2
 from .jacobian_qq import qq_jacobian_rank
 from .truncated import Certificate, TruncatedIdeal, truncated_ideal
@@ -303,14 +303,20 @@ def _chart_localization_mod_p(m2: Macaulay2, trunc: TruncatedIdeal, param, split
     p = CM_PRIME
     t0 = time.perf_counter()
     fixed = param.weights[split]
-    ok, why, denominators, vanishes = m2.to_python(
-        f"(RL = ZZ/{p}[y_1..y_{trunc.ambient_dimension}]; "
-        f"L = chartLocalization(sub(J, vars RL), F, Chart => {{{split}}}); "
-        "{L#0, L#1, apply(select(L#2, h -> first degree h > 0), h -> {toString h, first degree h}), "
-        "all(first entries gens J, f -> F f == 0)})", timeout=timeout)
-    seconds = time.perf_counter() - t0
-    if not vanishes:
+    if not m2.to_python("all(first entries gens J, f -> F f == 0)", timeout=timeout):
         return ["a generator does not vanish on the parametrization (a bug: please report it)"]
+    try:
+        ok, why, denominators = m2.to_python(
+            f"(RL = ZZ/{p}[y_1..y_{trunc.ambient_dimension}]; "
+            f"L = chartLocalization(sub(J, vars RL), F, Chart => {{{split}}}); "
+            "{L#0, L#1, apply(select(L#2, h -> first degree h > 0), h -> {toString h, first degree h})})",
+            timeout=timeout)
+    except M2Error as exc:
+        if type(exc) is not M2Error:  # a time limit, a dead or garbled M2: the caller handles the session
+            raise
+        # an error raised by the computation (a coefficient whose denominator p divides, say): the test does not apply
+        return [f"mod {p}, through the chart {fixed} = 1: not applied ({str(exc).splitlines()[0][:200]})"]
+    seconds = time.perf_counter() - t0
     if not ok:
         return [f"mod {p}, through the chart {fixed} = 1 (no elimination): {why}, so this certificate does not apply "
                 f"[{seconds:.1f} s]"]

@@ -401,8 +401,8 @@ def test_a_failed_certificate_stays_truncated(m2, monkeypatch):
     assert not low.complete and low.certificate == "truncated at degree 3"
     assert any("missing" in c for c in low.completeness)
     assert any("through the chart" in c and "does not apply" in c for c in low.completeness)
-    # the checks without the elimination (forced by hiding it): the chart's inverse mod p, then (that one hidden too)
-    # dimension, degree and unmixedness
+    # the checks without the elimination (hidden): the chart's inverse mod p (it runs before any elimination anyway),
+    # then (that one hidden too) dimension, degree and unmixedness
     def out_of_reach(arch, what="implicitization", force=False):
         raise ProblemTooLarge("pretend")
 

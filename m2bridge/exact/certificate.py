@@ -312,7 +312,7 @@ def _chart_localization_mod_p(m2: Macaulay2, trunc: TruncatedIdeal, param, split
             "{L#0, L#1, apply(select(L#2, h -> first degree h > 0), h -> {toString h, first degree h})})",
             timeout=timeout)
     except M2Error as exc:
-        if type(exc) is not M2Error:  # a time limit, a dead or garbled M2: the caller handles the session
+        if type(exc) is not M2Error:  # a time limit (the caller closes the session), a dead or garbled M2: as elsewhere
             raise
         # an error raised by the computation (a coefficient whose denominator p divides, say): the test does not apply
         return [f"mod {p}, through the chart {fixed} = 1: not applied ({str(exc).splitlines()[0][:200]})"]

@@ -370,10 +370,7 @@ chartLocalization(Ideal, RingMap) := List => o -> (J, F) -> (
     Rg := kk[y_1..y_n, Degrees => apply(n, i -> {1} | (degree toC F R_i))];
     Rs := kk[y_1..y_n];
     toS := map(Rs, Rg, gens Rs);
-    cmap0 := map(Sc, Rg, apply(n, i -> toC F R_i));
-    images := new MutableHashTable;  -- each monomial's image once: the searches below ask for the same ones often
-    cmap := f -> if #terms f == 1 and leadCoefficient f == 1 then (
-        if images#?f then images#f else images#f = cmap0 f) else cmap0 f;
+    cmap := map(Sc, Rg, apply(n, i -> toC F R_i));
     coeffs := M -> lift(last coefficients M, kk);
     -- the forms of y-degree e and chart-degree k
     forms := (e, k) -> flatten entries basis({e} | k, Rg);
@@ -435,7 +432,7 @@ chartLocalization(Ideal, RingMap) := List => o -> (J, F) -> (
     -- and the Hilbert series of step 3 need both)
     Js := sub(J, vars Rs);
     if not isHomogeneous Js then error "chartLocalization: J must be homogeneous";
-    if any(first entries gens sub(J, vars Rg), f -> cmap0 f != 0) then return {false,
+    if any(first entries gens sub(J, vars Rg), f -> cmap f != 0) then return {false,
         "a generator of J does not vanish on the chart", apply(hs, h -> toS h), {t1, 0, 0}};
     t0 = cpuTime();
     G := groebnerBasis(Js, Strategy => "F4");

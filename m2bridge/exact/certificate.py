@@ -195,14 +195,15 @@ def _certify(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0, timeout: float
                 return trunc
         else:
             done = []
+        # J in P (over QQ), which every certificate below needs: checked once
+        vanishes = m2.to_python("all(first entries gens J, f -> F f == 0)", timeout=timeout)
         split = _bilinear_split(param)
-        if split is not None:
+        if vanishes and split is not None:
             done = done + _chart_localization_mod_p(m2, trunc, param, split, timeout)
             if trunc.complete:
                 trunc.completeness = done
                 return trunc
-        vanishes, jdim, jdeg = m2.to_python("(J1 = standardGraded J; {all(first entries gens J, f -> F f == 0), "
-                                            "dim J1, degree J1})", timeout=timeout)
+        jdim, jdeg = m2.to_python("(J1 = standardGraded J; {dim J1, degree J1})", timeout=timeout)
         checks = [f"the {n_gens} generators vanish on the parametrization" if vanishes
                   else "a generator does not vanish on the parametrization (a bug: please report it)",
                   f"their ideal J has dimension {jdim} and degree {jdeg}"
@@ -290,7 +291,8 @@ def _cohen_macaulay_mod_p(m2: Macaulay2, trunc: TruncatedIdeal, dim: int, deg: i
 
 def _chart_localization_mod_p(m2: Macaulay2, trunc: TruncatedIdeal, param, split: int,
                                timeout: float | None) -> list[str]:
-    """The completeness certificate through the chart's inverse mod p (sets ``trunc.complete`` when it holds).
+    """The completeness certificate through the chart's inverse mod p (sets ``trunc.complete`` when it holds); the
+    caller has checked over QQ that J's generators vanish on the parametrization.
 
     One head in the attention-matrix form: the chart fixes the first value weight at 1 (the scaling), and the other
     weights are rational functions g/h on the closure. Macaulay2's ``chartLocalization`` finds the denominators
@@ -303,8 +305,6 @@ def _chart_localization_mod_p(m2: Macaulay2, trunc: TruncatedIdeal, param, split
     p = CM_PRIME
     t0 = time.perf_counter()
     fixed = param.weights[split]
-    if not m2.to_python("all(first entries gens J, f -> F f == 0)", timeout=timeout):
-        return ["a generator does not vanish on the parametrization (a bug: please report it)"]
     try:
         ok, why, denominators = m2.to_python(
             f"(RL = ZZ/{p}[y_1..y_{trunc.ambient_dimension}]; "

@@ -254,7 +254,7 @@ CM_PRIME = 32003
 
 def _cohen_macaulay_mod_p(m2: Macaulay2, trunc: TruncatedIdeal, dim: int, deg: int, seed: int,
                           timeout: float | None) -> list[str]:
-    """The completeness certificate mod p (F4 Groebner bases only; sets ``trunc.complete`` when it holds).
+    """The completeness certificate mod p (Groebner bases mod p only, by mathicgb; sets ``trunc.complete`` when it holds).
 
     J (integer generators, in the closure's prime P), L (``dim`` linear forms with integer coefficients), and their
     reductions mod p: HF(R/J_p) >= HF(R/J) >= HF(R/P) in every degree (a rank mod p is at most the rank over QQ,
@@ -279,10 +279,12 @@ def _cohen_macaulay_mod_p(m2: Macaulay2, trunc: TruncatedIdeal, dim: int, deg: i
                 "closure's degree: by semicontinuity R/J over QQ has the closure's dimension and degree and is "
                 "Cohen-Macaulay (the linear forms are a system of parameters of length its degree), so it is unmixed "
                 f"and J is the closure's prime ideal [Macaulay2, {time.perf_counter() - t0:.1f} s]"]
-    jdim, jdeg = m2.to_python("(LJp = ideal leadTerm groebnerBasis(Jp, Strategy => \"F4\"); {dim LJp, degree LJp})",
+    # J_p's basis by mathicgb's classic reducer ("MGB"): on these positive-dimensional ideals it is about 3 times faster
+    # than its F4 reducer, which wins on the zero-dimensional J_p + L (bench/completeness.py)
+    jdim, jdeg = m2.to_python("(LJp = ideal leadTerm groebnerBasis(Jp, Strategy => \"MGB\"); {dim LJp, degree LJp})",
                               timeout=timeout)
     seconds = time.perf_counter() - t0
-    head = (f"mod {p} (F4): J_p has dimension {jdim} and degree {jdeg} (closure: {dim} and {deg})")
+    head = (f"mod {p} (mathicgb): J_p has dimension {jdim} and degree {jdeg} (closure: {dim} and {deg})")
     if (jdim, jdeg) != (dim, deg):
         return [head + f"; not Cohen-Macaulay-certified [{seconds:.1f} s]"]
     return [head + f", but R/(J_p + {dim} linear forms) has length {length if length >= 0 else 'infinite'}, not "
@@ -296,7 +298,7 @@ def _chart_localization_mod_p(m2: Macaulay2, trunc: TruncatedIdeal, param, split
 
     One head in the attention-matrix form: the chart fixes the first value weight at 1 (the scaling), and the other
     weights are rational functions g/h on the closure. Macaulay2's ``chartLocalization`` finds the denominators
-    (linear algebra) and checks, with J_p's F4 basis, that every coordinate is a polynomial in g/h modulo J_p and that
+    (linear algebra) and checks, with J_p's Groebner basis (mathicgb), that every coordinate is a polynomial in g/h modulo J_p and that
     every denominator is a nonzerodivisor modulo J_p. Then J_p = P'_p, the kernel of the chart's pull-back mod p (the
     argument is in the M2 package), whose Hilbert function is at most that of the kernel over QQ, itself at most that
     of the closure's ideal P (the chart's image lies in the closure). With J in P and HF(R/J) <= HF(R/J_p)
@@ -324,7 +326,7 @@ def _chart_localization_mod_p(m2: Macaulay2, trunc: TruncatedIdeal, param, split
     listed = "; ".join(f"{h} (degree {e})" for h, e in denominators) or "none"
     return [f"mod {p}, through the chart {fixed} = 1 (no elimination, no Cohen-Macaulay closure): the chart's other "
             f"weights are g/h on the closure, with the denominators h: {listed}; modulo J_p every coordinate is a "
-            "polynomial in the g/h (the denominators cleared, it reduces to 0 by J_p's F4 basis) and every "
+            "polynomial in the g/h (the denominators cleared, it reduces to 0 by J_p's Groebner basis) and every "
             "denominator is a nonzerodivisor (R/(J_p + h) has the Hilbert series (1 - t^deg h) HS(R/J_p)), so J_p is "
             "the kernel of the chart's pull-back mod p; its Hilbert function is at most the closure's over QQ, and J "
             "lies in the closure's ideal P with HF(R/J) <= HF(R/J_p): HF(R/P) <= HF(R/J) <= HF(R/J_p) <= HF(R/P) "

@@ -311,7 +311,7 @@ def cmd_loss(args: argparse.Namespace) -> int:
     check_file_path(args.plot, "--plot")
     arch = architecture(args)
     try:
-        check_feasible(arch, "the loss's critical points")
+        check_feasible(arch, "the loss's critical points", args.force)
     except ProblemTooLarge:
         # one plain layer needs no elimination (A in closed form, monodromy past the Groebner bases)
         if not (arch.layers == 1 and arch.attention_only and exact_size(arch)[0] <= MAX_LOSS_COORDINATES):
@@ -326,7 +326,8 @@ def cmd_loss(args: argparse.Namespace) -> int:
         samples = args.samples or -(-n // per) + 2
         data = generate_dataset(arch, samples, args.seed, noise=-1.0 if args.teacher == "noise" else args.noise)
     report = loss_report(arch, data, seed=args.seed, runs=args.runs, timeout=args.timeout,
-                         progress=not args.json, locus_seconds=args.locus_seconds, count_seconds=args.count_seconds)
+                         progress=not args.json, locus_seconds=args.locus_seconds, count_seconds=args.count_seconds,
+                         force=args.force)
     if args.plot:
         from .metric.plot import training_plot
 
@@ -544,6 +545,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="time limit of each exact count (F4) of one layer; past it, monodromy with the trace test "
                         "counts, certified or a lower bound (default 120)")
     p.add_argument("--seed", type=int, default=0, help="seed of the data, the generic form and the runs")
+    p.add_argument("--force", action="store_true",
+                   help="run even when the problem looks too large for the exact path (deep networks, large layers)")
     p.add_argument("--timeout", type=_positive_seconds, default=300.0,
                    help="seconds for the whole run (default 300: the exact counts of d' >= 2 layers take longer)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")

@@ -94,6 +94,13 @@ def test_loss_command_json_and_too_few_samples(m2, tmp_path):
     assert data["critical_locus"]["pieces"] and data["spurious_minimum"] in (True, False, None)
     few = subprocess.run(base + ["--samples", "1", "--runs", "0"], capture_output=True, text=True, timeout=600)
     assert few.returncode == 2 and "give more samples" in few.stderr and "Traceback" not in few.stderr
+    # a deep network is refused with a way out that the loss command has: --force, which then runs (here into its
+    # time limit: the deep (2,1,1) ran past 800 s)
+    deep_cmd = base[:4] + ["--dims", "2,1,1", "--ranks", "2,1", "--tokens", "2", "--runs", "0"]
+    refused = subprocess.run(deep_cmd, capture_output=True, text=True, timeout=600)
+    assert refused.returncode == 2 and "--force" in refused.stderr and "Traceback" not in refused.stderr
+    forced = subprocess.run(deep_cmd + ["--force", "--timeout", "3"], capture_output=True, text=True, timeout=600)
+    assert forced.returncode == 2 and "exceeded its --timeout of 3 s" in forced.stderr, forced.stderr
     # skips in a deep network do not split off as a translation: refused with the way out
     from m2bridge.errors import ArchitectureError
     from m2bridge.metric.loss import loss_report

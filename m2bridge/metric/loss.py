@@ -136,11 +136,13 @@ def _generic_form(n: int, rng: np.random.Generator) -> tuple[list[list[Fraction]
 
 def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = None, seed: int = 0,
                 runs: int = 0, timeout: float | None = None, attain: bool = True,
-                progress: bool = False, locus_seconds: float = 60.0, count_seconds: float | None = None) -> LossReport:
+                progress: bool = False, locus_seconds: float = 60.0, count_seconds: float | None = None,
+                force: bool = False) -> LossReport:
     """Everything ``m2bridge loss`` prints, for one network and one dataset (see the module docstring);
     ``locus_seconds``: the time limit of each step of the critical points on the critical locus (0: skip them);
     ``count_seconds``: the time limit of each exact count of one layer, past which monodromy with the trace test
-    counts instead (None: no limit but ``timeout``)."""
+    counts instead (None: no limit but ``timeout``); ``force``: try deep networks, which the exact path refuses by
+    default."""
     from ..exact.compute import default_session, parametrization
 
     if arch.softmax:
@@ -203,7 +205,7 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
         complete = found.complete
     else:
         count, generic, real, total, more, complete = _closure_counts(inner, param, G, Gg, ug, form, m2, timeout,
-                                                                      seed, progress, count_seconds)
+                                                                      seed, progress, count_seconds, force)
         notes += more
         unattained = [p for p in real if not p.attained]
     if attain and unattained:
@@ -312,7 +314,7 @@ def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_
     return count, generic, found.points, found.found, notes, found.complete
 
 
-def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds=None):
+def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds=None, force=False):
     """The counts from the closure's equations (a hypersurface: Lagrange, and the points from the ideal over QQ), or
     in weight space when the generic fiber is the scaling; for the layers :func:`profile_model` does not cover."""
     from ..exact.compute import exact_dimension, implicitize
@@ -342,7 +344,7 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, c
             f"for this G at random targets u: {at_random_u}",
             "the points: monodromy in the weights (A, V) on the chart A_11 = 1 (a polynomial system: c, its first and "
             "second derivatives from one table of monomials); " + found.note], found.complete
-    dimension = exact_dimension(arch, m2, timeout=timeout)
+    dimension = exact_dimension(arch, m2, timeout=timeout, force=force)
     r, n = dimension.dimension, param.ambient_dimension
     notes = [f"the closure's dimension: {dimension}"]
     if r == n:  # the closure is the span: the loss is a positive definite quadratic there, with one critical point

@@ -245,7 +245,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
               seconds: float | None = None, on_loop: Callable[[int], None] | None = None,
               orbit: Callable[[np.ndarray], np.ndarray] | None = None, patient: bool = False) -> MonodromyResult:
     """Monodromy loops u0 -> u1 -> u2 -> u0 through random complex parameters from the given solutions (no new loop
-    after ``seconds``; ``on_loop`` gets the number of solutions after each loop). ``orbit``: the images of solutions
+    after ``seconds``, and a loop whose leg ends past them is dropped; ``on_loop`` gets the number of solutions after each loop). ``orbit``: the images of solutions
     under a symmetry of the system (points -> their images, stacked), added with every new solution. ``patient``: every
     loop gets the large step budget (the slow paths to the last points)."""
     def closed(X: np.ndarray) -> np.ndarray:
@@ -262,7 +262,13 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         u2 = u0 + scale * (rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n))
         budget = 2000 if quiet < 2 and not patient else 20000  # stalled: let the slow paths (to the last points) arrive
         X, ok = track(system, sols, u0, u1, max_steps=budget)
+        if stop is not None and time.monotonic() > stop:  # out of time: the loop is dropped, the points kept
+            paths += len(sols)
+            break
         X, ok2 = track(system, X[ok], u1, u2, max_steps=budget)
+        if stop is not None and time.monotonic() > stop:
+            paths += len(sols) + int(ok.sum())
+            break
         X, ok3 = track(system, X[ok2], u2, u0, max_steps=budget)
         paths += 3 * len(sols)
         fresh = _new_points(sols, X[ok3])

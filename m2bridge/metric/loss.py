@@ -193,7 +193,7 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
                  f"for this G at random targets u: {at_random_u}"]
         t1 = time.perf_counter()
         found = weight_space_points(model, form.G_float(), form.u_float(), at_random_u.value, count.value, seed=seed,
-                                    seconds=timeout, progress=progress)
+                                    seconds=_monodromy_share(timeout, t0), progress=progress)
         real, total = found.points, found.found
         notes.append(found.note)
         count, generic = _past_groebner(
@@ -249,6 +249,13 @@ def _within(count: Any, timeout: float | None, count_seconds: float | None) -> C
                      "(--count-seconds)", {}, limit)
 
 
+def _monodromy_share(timeout: float | None, t0: float, share: float = 0.3) -> float | None:
+    """Seconds for a monodromy: ``share`` of what is left of the run (started at ``t0``, perf_counter) within
+    ``timeout``, so that its last loop, the trace test, the tracking to the data and the report still fit (a loop can
+    take as long as all the loops before it); None without a timeout."""
+    return None if timeout is None else max(1.0, share * (timeout - (time.perf_counter() - t0)))
+
+
 def _past_groebner(count: Count, generic: Count, found: WeightPoints, how: str, t0: float, t1: float,
                    timeout: float | None, generic_points: Callable[[float | None], WeightPoints]) -> tuple[Count, Count]:
     """Where F4 did not finish: the count at the data from the points monodromy found there (``found``, started at
@@ -258,7 +265,7 @@ def _past_groebner(count: Count, generic: Count, found: WeightPoints, how: str, 
         count = found.count(how, time.perf_counter() - t1)
     if generic.value is None:
         t2 = time.perf_counter()
-        left = None if timeout is None else max(1.0, timeout - (t2 - t0))
+        left = _monodromy_share(timeout, t0, 0.5)
         generic = generic_points(left).count(how, time.perf_counter() - t2)
     return count, generic
 
@@ -304,7 +311,7 @@ def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_
                               np.eye(m)[:, [i for i in range(m) if i not in chart]])
     t1 = time.perf_counter()
     found = system_points(system, form.u_float(), at_random_u.exact_solutions, count.exact_solutions, seed=seed,
-                          seconds=timeout, progress=progress, per_function=per)
+                          seconds=_monodromy_share(timeout, t0), progress=progress, per_function=per)
     notes.append(f"the points: monodromy in weight space on the chart {fixed} = 1; " + found.note)
     count, generic = _past_groebner(
         count, generic, found, f"monodromy in weight space on the chart {fixed} = 1, the exact count's F4 Groebner "

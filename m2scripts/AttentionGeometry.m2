@@ -374,9 +374,7 @@ chartLocalization(Ideal, RingMap) := List => o -> (J, F) -> (
     cmap := map(Sc, Rg, apply(n, i -> toC F R_i));
     coeffs := M -> lift(last coefficients M, kk);
     -- the forms of y-degree e and chart-degree k
-    formsMemo := new MutableHashTable;
-    forms := (e, k) -> if formsMemo#?({e} | k) then formsMemo#({e} | k) else
-        formsMemo#({e} | k) = flatten entries basis({e} | k, Rg);
+    forms := (e, k) -> flatten entries basis({e} | k, Rg);
     -- a numerator g with g(F) = z h(F) (of y-degree that of h or one more), or null
     numer := (z, h) -> (
         (e, k) := (first degree h, drop(degree h, 1));
@@ -385,15 +383,16 @@ chartLocalization(Ideal, RingMap) := List => o -> (J, F) -> (
         K := gens ker coeffs matrix{{z * cmap h} | apply(Bg, b -> cmap b)};
         c := position(toList(0 .. numcols K - 1), c -> K_(0, c) != 0);
         if c === null then null else - sum(#Bg, i -> (K_(i + 1, c) / K_(0, c)) * Bg#i));
-    -- a denominator for the weights zs: a form of least degree (the first block of it that has one, its fewest terms)
-    -- outside P', with z h(F) the image of a form for every z in zs; blocks whose numerators would span more than cap
-    -- forms of one degree are skipped
-    -- the chart-degrees of the forms of y-degree delta (sums of delta of the coordinates' chart-degrees)
+    -- the chart-degrees of the forms of y-degree delta: sums of delta of the coordinates' chart-degrees (substituting
+    -- every monomial to read its degree took most of the search's time)
     steps := unique apply(n, i -> drop(degree Rg_i, 1));
     chartDegrees := delta -> (
         ks := {apply(first steps, e -> 0)};
         scan(delta, i -> ks = unique flatten apply(ks, k -> apply(steps, v -> k + v)));
         ks);
+    -- a denominator for the weights zs: a form of least degree (the first block of it that has one, its fewest terms)
+    -- outside P', with z h(F) the image of a form for every z in zs; blocks whose numerators would span more than cap
+    -- forms of one degree are skipped
     search := (zs, cap) -> (
         for delta from 0 to o.MaxDenominatorDegree do (
             for k in chartDegrees delta do (

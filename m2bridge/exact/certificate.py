@@ -254,7 +254,8 @@ CM_PRIME = 32003
 
 def _cohen_macaulay_mod_p(m2: Macaulay2, trunc: TruncatedIdeal, dim: int, deg: int, seed: int,
                           timeout: float | None) -> list[str]:
-    """The completeness certificate mod p (Groebner bases mod p only, by mathicgb; sets ``trunc.complete`` when it holds).
+    """The completeness certificate mod p (Groebner bases mod p only, by mathicgb; sets ``trunc.complete`` when it
+    holds).
 
     J (integer generators, in the closure's prime P), L (``dim`` linear forms with integer coefficients), and their
     reductions mod p: HF(R/J_p) >= HF(R/J) >= HF(R/P) in every degree (a rank mod p is at most the rank over QQ,
@@ -298,10 +299,10 @@ def _chart_localization_mod_p(m2: Macaulay2, trunc: TruncatedIdeal, param, split
 
     One head in the attention-matrix form: the chart fixes the first value weight at 1 (the scaling), and the other
     weights are rational functions g/h on the closure. Macaulay2's ``chartLocalization`` finds the denominators
-    (linear algebra) and checks, with J_p's Groebner basis (mathicgb), that every coordinate is a polynomial in g/h modulo J_p and that
-    every denominator is a nonzerodivisor modulo J_p. Then J_p = P'_p, the kernel of the chart's pull-back mod p (the
-    argument is in the M2 package), whose Hilbert function is at most that of the kernel over QQ, itself at most that
-    of the closure's ideal P (the chart's image lies in the closure). With J in P and HF(R/J) <= HF(R/J_p)
+    (linear algebra) and checks, with J_p's Groebner basis (mathicgb), that every coordinate is a polynomial in g/h
+    modulo J_p and that every denominator is a nonzerodivisor modulo J_p. Then J_p = P'_p, the kernel of the chart's
+    pull-back mod p (the argument is in the M2 package), whose Hilbert function is at most that of the kernel over QQ,
+    itself at most that of the closure's ideal P (the chart's image lies in the closure). With J in P and HF(R/J) <= HF(R/J_p)
     (:func:`_cohen_macaulay_mod_p`): HF(R/P) <= HF(R/J) <= HF(R/J_p) <= HF(R/P) in every degree, so J = P. Neither a
     Cohen-Macaulay closure nor an elimination is needed."""
     p = CM_PRIME

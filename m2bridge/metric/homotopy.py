@@ -245,8 +245,9 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
               seconds: float | None = None, on_loop: Callable[[int], None] | None = None,
               orbit: Callable[[np.ndarray], np.ndarray] | None = None, patient: bool = False) -> MonodromyResult:
     """Monodromy loops u0 -> u1 -> u2 -> u0 through random complex parameters from the given solutions (no new loop
-    after ``seconds``, and a loop whose leg ends past them is dropped; ``on_loop`` gets the number of solutions after each loop). ``orbit``: the images of solutions
-    under a symmetry of the system (points -> their images, stacked), added with every new solution. ``patient``: every
+    after ``seconds``, and a loop whose leg ends past them is dropped; ``on_loop`` gets the number of solutions after
+    each loop). ``orbit``: the images of solutions under a symmetry of the system (points -> their images, stacked),
+    added with every new solution. ``patient``: every
     loop gets the large step budget (the slow paths to the last points)."""
     def closed(X: np.ndarray) -> np.ndarray:
         return X if orbit is None or not len(X) else np.vstack([X, orbit(X)])

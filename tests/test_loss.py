@@ -264,6 +264,8 @@ def test_the_weight_space_trace_test_certifies_the_monodromy_and_rejects_a_subse
     # out of time inside a loop (its first leg ends past the limit): the loop is dropped, the points kept
     late = monodromy(system, points[:5], u0, rng, target=14, seconds=1e-4)
     assert late.loops == 1 and len(late.points) == 5 and late.paths == 5
+    stopped, deviation = trace_test(system, points, u0, rng, coordinates=coords, seconds=1e-4)
+    assert not stopped and np.isnan(deviation)
 
 
 def test_the_polynomial_weight_system_agrees_with_the_bilinear_one():

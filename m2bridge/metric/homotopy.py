@@ -286,12 +286,15 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
 
 
 def trace_test(system: Any, points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
-               tries: int = 5, coordinates: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[bool, float]:
+               tries: int = 5, coordinates: Callable[[np.ndarray], np.ndarray] | None = None,
+               seconds: float | None = None) -> tuple[bool, float]:
     """Whether the trace of ``points`` (solutions at u0) is affine along a random complex line u0 + s v, and the
     relative deviation from affine; the trace of ``coordinates(points)`` (default: the first n unknowns, y). A line
     on which a path fails (even with ten times the usual step budget) or two paths end at the same point (a path
-    jumped) says nothing: another random line is tried, up to ``tries``; (False, inf) if none is clean."""
+    jumped) says nothing: another random line is tried, up to ``tries``; (False, inf) if none is clean, (False, nan)
+    if a leg ends past ``seconds``."""
     coords = coordinates or (lambda X: X[:, :system.n])
+    stop = None if seconds is None else time.monotonic() + seconds
     best = float("inf")
     for _ in range(tries):
         v = rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n)
@@ -301,6 +304,8 @@ def trace_test(system: Any, points: np.ndarray, u0: np.ndarray, rng: np.random.G
         clean = True
         for s in svals[1:]:
             X, ok = track(system, points, u0, u0 + s * v, max_steps=20000)  # every path must arrive
+            if stop is not None and time.monotonic() > stop:
+                return False, float("nan")
             if not ok.all() or len(_new_points(np.zeros((0, system.unknowns)), X)) < len(points):
                 clean = False
                 break

@@ -155,7 +155,9 @@ class WeightPoints:
             how = (f"lower bound: the trace test passes at a random complex target ({self.at_random} points), but only "
                    f"{self.found} of them arrived at the data")
         else:
-            how = ("lower bound: the trace test " + ("fails" if np.isfinite(self.deviation) else "could not be run")
+            how = ("lower bound: the trace test " + ("fails" if np.isfinite(self.deviation) else
+                                                      "ran out of time" if np.isnan(self.deviation) else
+                                                      "could not be run")
                    + f" ({self.at_random} points at a random complex target, {self.loops} monodromy loops): some "
                    "critical points may be missing")
         return Count(self.found, method, how, {}, seconds)
@@ -196,7 +198,10 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
     def coordinates(X: np.ndarray) -> np.ndarray:
         return system.parts(X)[0]
 
-    traced, deviation = trace_test(system, result.points, u0, rng, coordinates=coordinates)
+    def time_left() -> float | None:
+        return None if seconds is None else max(1.0, seconds - (time.monotonic() - started))
+
+    traced, deviation = trace_test(system, result.points, u0, rng, coordinates=coordinates, seconds=time_left())
     rounds = 0
     while (target is None and not traced and rounds < 4 and len(result.points)
            and (seconds is None or time.monotonic() - started < seconds)):
@@ -209,7 +214,7 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
         result = MonodromyResult(more.points, u0, result.loops + more.loops, result.paths + more.paths)
         if not grew:
             break
-        traced, deviation = trace_test(system, result.points, u0, rng, coordinates=coordinates)
+        traced, deviation = trace_test(system, result.points, u0, rng, coordinates=coordinates, seconds=time_left())
     ends = track_all(system, result.points, u0, np.asarray(u, dtype=complex), rng)
     found = len(result.points)
     filled = ""
@@ -225,6 +230,7 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
     how = (f"the exact count is {target}" if target is not None else "no exact count") + (
         "; the trace test (the sum of the points c along a random complex line of targets is affine) "
         + ((("passes" if traced else "fails") + f", deviation {deviation:.1e}") if np.isfinite(deviation) else
+           "was stopped: the run's time left (--timeout) ran out" if np.isnan(deviation) else
            "could not be run: on every random line tried a path failed or two met"))
     each = f" ({per_function} solutions per critical function)" if per_function > 1 else ""
     note = (f"{len(ends)} complex solutions at the data{each}, tracked from the {found} found by monodromy in weight "

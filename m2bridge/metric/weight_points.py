@@ -207,9 +207,8 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
            and (seconds is None or time.monotonic() - started < seconds)):
         # no exact count: a failed trace test says points are missing, so monodromy goes on (longer loops)
         rounds += 1
-        left = None if seconds is None else max(1.0, seconds - (time.monotonic() - started))
-        more = monodromy(system, result.points, u0, rng, stall=8 * (rounds + 1), max_loops=max_loops, seconds=left,
-                         orbit=orbit, patient=True)
+        more = monodromy(system, result.points, u0, rng, stall=8 * (rounds + 1), max_loops=max_loops,
+                         seconds=time_left(), orbit=orbit, patient=True)
         grew = len(more.points) > len(result.points)
         result = MonodromyResult(more.points, u0, result.loops + more.loops, result.paths + more.paths)
         if not grew:
@@ -220,9 +219,9 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
     filled = ""
     goal = at_u if at_u is not None else found if target is None and traced else None  # the number due at u
     if goal is not None and 0 < len(ends) < goal:  # paths lost on the way: monodromy at the data itself fills in
-        before, left = len(ends), None if seconds is None else max(1.0, seconds - (time.monotonic() - started))
+        before = len(ends)
         more = monodromy(system, ends, np.asarray(u, dtype=complex), rng, target=goal,
-                         stall=25 if at_u is not None else 8, max_loops=max_loops, seconds=left, orbit=orbit)
+                         stall=25 if at_u is not None else 8, max_loops=max_loops, seconds=time_left(), orbit=orbit)
         ends = more.points
         filled = (f"; {found - before} paths did not arrive, so monodromy at the data's targets went on from the "
                   f"{before} that did: {len(ends)} after {more.loops} loops ({more.paths} paths)")

@@ -383,6 +383,87 @@ def test_counts_past_their_time_limit_come_from_monodromy_with_the_trace_test(m2
     assert m2.to_python("1 + 1") == 2  # the interrupted session still works
 
 
+def test_a_generic_forms_points_carried_to_the_frobenius_form_are_eckart_young():
+    # rank-one 2 x 2 matrices (the quadric y1 y4 - y2 y3): a generic form has 2 (n - 1) = 6 critical points (a smooth
+    # quadric cone in C^4, Draisma et al. 2016), the Frobenius form 2 (Eckart-Young: the two singular triples). The
+    # form homotopy carries the 6 to exactly the 2 rank-one SVD terms of u; 4 paths go to infinity
+    from m2bridge.metric.homotopy import DistanceSystem, form_homotopy, monodromy, seed, trace_test
+
+    y = sympy.symbols("y_1:5")
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((4, 4))
+    generic = DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, A.T @ A + np.eye(4))
+    frobenius = DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, np.eye(4))
+    start, u0 = seed(generic, rng)
+    points = monodromy(generic, start, u0, rng, stall=10).points
+    assert len(points) == 6 and trace_test(generic, points, u0, rng)[0]
+    u = rng.standard_normal(4)
+    carried = form_homotopy(generic, frobenius, points, u0, u, rng)
+    assert carried.complete and carried.paths == 6 and carried.ended_elsewhere == 4 and len(carried.points) == 2
+    U, S, Vt = np.linalg.svd(u.reshape(2, 2))
+    svd = sorted(tuple(np.round(S[i] * np.outer(U[:, i], Vt[i]).ravel(), 8)) for i in range(2))
+    assert sorted(tuple(np.round(p[:4].real, 8)) for p in carried.points) == svd
+    assert np.abs(carried.points.imag).max() < 1e-8
+
+
+def test_a_count_the_trace_test_cannot_certify_is_carried_from_the_generic_form():
+    # rank-one 2 x 3 matrices s w^T on the chart s_1 = 1: generic ED degree 10 (Draisma et al. 2016, the Segre
+    # P^1 x P^2), Frobenius form 2 (Eckart-Young). A data set missing one point (as a failed trace test leaves it) is
+    # completed and certified by the generic form's 10 points carried to it; a generic set that is not complete
+    # certifies nothing
+    from m2bridge.metric.weight_points import PolynomialSystem, carry_from_generic, system_points
+
+    s1, s2, w1, w2, w3 = weights = sympy.symbols("s1 s2 w1 w2 w3")
+    coordinates = [a * b for a in (s1, s2) for b in (w1, w2, w3)]
+    rng = np.random.default_rng(7)
+    A = rng.integers(-3, 4, (6, 6))
+    frobenius = PolynomialSystem(coordinates, list(weights), np.eye(6), np.eye(5)[0], np.eye(5)[:, 1:])
+    u, ug = rng.standard_normal(6), rng.standard_normal(6)
+    generic = system_points(frobenius.with_form((A.T @ A + np.eye(6)).astype(float)), ug, None, None, seed=2)
+    assert generic.complete and generic.traced and generic.found == 10
+    data = system_points(frobenius, u, None, None, seed=1)
+    assert data.found == 2
+    data.solutions, data.found, data.complete, data.traced = data.solutions[:1], 1, False, False
+    assert data.count("monodromy", 0).certificate.startswith("lower bound")
+    carried = carry_from_generic(data, generic, seed=3)
+    count = carried.count("monodromy", 0)
+    assert count.value == 2 and carried.complete and count.certificate.startswith("certified: the 10 solutions")
+    assert "1 more than monodromy at the data had found" in carried.note
+    U, S, Vt = np.linalg.svd(u.reshape(2, 3))
+    best = min(p.loss for p in carried.points)
+    assert best == pytest.approx(S[1] ** 2, rel=1e-8)  # Eckart-Young: the distance to rank one is sigma_2
+    generic.complete = False
+    again = system_points(frobenius, u, None, None, seed=1)
+    again.found, again.solutions = 1, again.solutions[:1]
+    assert not carry_from_generic(again, generic, seed=3).carried
+
+
+def test_the_loss_carries_the_generic_points_where_the_datas_trace_test_fails(m2, monkeypatch):
+    # (2,1), every exact count stopped at once: the trace test is made to fail for the data's form (as it does for
+    # forms under which critical points escape to infinity), so the data's count comes from the generic form's 14
+    # points (certified by their trace test) carried to the data: 14, Lagrange's count on the quartic (test above)
+    from m2bridge.metric import weight_points
+    from m2bridge.metric.loss import loss_report
+
+    arch = LightningAttention((2, 1), 2, 2)
+    data = generate_dataset(arch, 5, seed=3)  # a teacher's targets: one critical point has zero loss
+    real_trace_test = weight_points.trace_test
+    data_G = []
+
+    def failing_for_the_data(system, *args, **kwargs):
+        if not data_G:
+            data_G.append(system.G.copy())  # the data's monodromy runs first
+        return (False, 1e-2) if np.array_equal(system.G, data_G[0]) else real_trace_test(system, *args, **kwargs)
+
+    monkeypatch.setattr(weight_points, "trace_test", failing_for_the_data)
+    report = loss_report(arch, data, m2, seed=1, timeout=300, locus_seconds=0, count_seconds=0.001)
+    assert report.generic_ed_degree.value == 14
+    assert report.generic_ed_degree.certificate.startswith("certified: the trace test passes")
+    count = report.ed_degree
+    assert count.value == 14 and count.certificate.startswith("certified: the 14 solutions for the generic form"), count
+    assert report.points_complete and min(p.loss for p in report.points) + float(report.form.residual) < 1e-8
+
+
 def test_paths_lost_on_the_way_to_the_data_are_found_by_monodromy_at_the_data(m2, monkeypatch):
     # (2,1) has 14 critical points (Lagrange on the quartic, test above); four of them are dropped on the way to the
     # data, and monodromy at the data itself must find them again

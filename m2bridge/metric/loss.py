@@ -22,7 +22,7 @@ from ..session import Macaulay2
 from .data import Dataset, DataForm, data_form
 from .engine import (Count, CriticalPoint, block_count, critical_points, hypersurface_count, power_block,
                      chart_fiber_points, chart_weights, profile_count, profile_model, weight_space_count_f4)
-from .weight_points import PolynomialSystem, WeightPoints, system_points, weight_space_points
+from .weight_points import PolynomialSystem, WeightPoints, carry_from_generic, system_points, weight_space_points
 from .weights import jacobian_rank
 
 
@@ -194,12 +194,12 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
         t1 = time.perf_counter()
         found = weight_space_points(model, form.G_float(), form.u_float(), at_random_u.value, count.value, seed=seed,
                                     seconds=_monodromy_share(timeout, t0), progress=progress)
+        count, generic, found = _past_groebner(
+            count, generic, found, _MONODROMY, t0, t1, timeout, seed,
+            lambda left, target: weight_space_points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float),
+                                                     target, None, seed=seed + 1, seconds=left, chart_seed=seed))
         real, total = found.points, found.found
         notes.append(found.note)
-        count, generic = _past_groebner(
-            count, generic, found, _MONODROMY, t0, t1, timeout,
-            lambda left: weight_space_points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float), None, None,
-                                             seed=seed + 1, seconds=left))
         _to_param_order(real, found.names, param)
         unattained = [p for p in real if not p.attained]
         complete = found.complete
@@ -257,17 +257,27 @@ def _monodromy_share(timeout: float | None, t0: float, share: float = 0.3) -> fl
 
 
 def _past_groebner(count: Count, generic: Count, found: WeightPoints, how: str, t0: float, t1: float,
-                   timeout: float | None, generic_points: Callable[[float | None], WeightPoints]) -> tuple[Count, Count]:
+                   timeout: float | None, seed: int,
+                   generic_points: Callable[[float | None, int | None], WeightPoints]) -> tuple[Count, Count, WeightPoints]:
     """Where F4 did not finish: the count at the data from the points monodromy found there (``found``, started at
     ``t1``), and the generic one from monodromy at the generic form (``generic_points(seconds left of the run
-    started at t0)``), each with its certificate (the trace test, or a lower bound)."""
+    started at t0, the exact number of solutions if known)``), each with its certificate (the trace test, or a lower
+    bound). Where the data's count is only a lower bound (the trace test fails for data-induced forms under which
+    critical points escape to infinity), the generic form's complete set is carried to the data
+    (:func:`carry_from_generic`), which certifies it."""
     if count.value is None:
         count = found.count(how, time.perf_counter() - t1)
-    if generic.value is None:
+    lower = count.certificate.startswith("lower bound")
+    if generic.value is None or lower:
         t2 = time.perf_counter()
-        left = _monodromy_share(timeout, t0, 0.5)
-        generic = generic_points(left).count(how, time.perf_counter() - t2)
-    return count, generic
+        points = generic_points(_monodromy_share(timeout, t0, 0.5), generic.exact_solutions)
+        if generic.value is None:
+            generic = points.count(how, time.perf_counter() - t2)
+        if lower:
+            found = carry_from_generic(found, points, seed)
+            count = found.count(how + ("; the count carried from the generic form's points" if found.carried else ""),
+                                time.perf_counter() - t1)
+    return count, generic, found
 
 
 def _to_param_order(points: list[CriticalPoint], names: list[Any], param: Any) -> None:
@@ -312,12 +322,12 @@ def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_
     t1 = time.perf_counter()
     found = system_points(system, form.u_float(), at_random_u.exact_solutions, count.exact_solutions, seed=seed,
                           seconds=_monodromy_share(timeout, t0), progress=progress, per_function=per)
-    notes.append(f"the points: monodromy in weight space on the chart {fixed} = 1; " + found.note)
-    count, generic = _past_groebner(
+    count, generic, found = _past_groebner(
         count, generic, found, f"monodromy in weight space on the chart {fixed} = 1, the exact count's F4 Groebner "
-        "bases not having finished", t0, t1, timeout,
-        lambda left: system_points(system.with_form(np.array(Gg, dtype=float)), np.array(ug, dtype=float), None,
-                                   None, seed=seed + 1, seconds=left, per_function=per))
+        "bases not having finished", t0, t1, timeout, seed,
+        lambda left, target: system_points(system.with_form(np.array(Gg, dtype=float)), np.array(ug, dtype=float),
+                                           target, None, seed=seed + 1, seconds=left, per_function=per))
+    notes.append(f"the points: monodromy in weight space on the chart {fixed} = 1; " + found.note)
     return count, generic, found.points, found.found, notes, found.complete
 
 

@@ -22,11 +22,23 @@ import sympy
 from tqdm import tqdm
 
 from .engine import Count, CriticalPoint, ProfileModel
-from .homotopy import (MonodromyResult, _monomials, _new_points, _solve, monodromy, monomial_table, newton, trace_test,
-                       track_all)
+from .homotopy import (MonodromyResult, _monomials, _new_points, _solve, form_homotopy, monodromy, monomial_table, newton,
+                       trace_test, track_all)
 
 
-class WeightSystem:
+class _FormSystem:
+    """A weight system whose inner product G can be swapped."""
+
+    G: np.ndarray
+
+    def with_form(self, G: np.ndarray) -> Any:
+        """The same system (chart, monomial table) for another inner product G."""
+        other = copy.copy(self)
+        other.G = np.asarray(G, dtype=float)
+        return other
+
+
+class WeightSystem(_FormSystem):
     """J(x)^T G (c(x) - u) = 0 in x = (w, a), c = M(C (1, w)) a; ``n`` the number of coordinates (parameters u)."""
 
     def __init__(self, model: ProfileModel, G: np.ndarray, chart: np.ndarray):
@@ -76,7 +88,7 @@ class WeightSystem:
         return np.concatenate([x[self.m:], self.chart @ np.concatenate([[1.0], x[:self.m]])])
 
 
-class PolynomialSystem:
+class PolynomialSystem(_FormSystem):
     """J(x)^T G (c(x) - u) = 0 for any polynomial parametrization on an affine chart W = W0 + N x of the weights
     (the chart cuts the generic fiber to finitely many points): c, its first and second derivatives in x evaluated
     together from one table of monomials (as :class:`.homotopy.DistanceSystem`)."""
@@ -122,12 +134,6 @@ class PolynomialSystem:
     def weights(self, x: np.ndarray) -> np.ndarray:
         return self.W0 + self.N @ x
 
-    def with_form(self, G: np.ndarray) -> "PolynomialSystem":
-        """The same system for another inner product G (the monomial table is kept, not rebuilt)."""
-        other = copy.copy(self)
-        other.G = np.asarray(G, dtype=float)
-        return other
-
 
 @dataclass
 class WeightPoints:
@@ -142,12 +148,19 @@ class WeightPoints:
     names: list[Any] = field(default_factory=list)  # the weights, in the order of each point's ``weights``
     at_random: int = 0  # critical points found at the random complex target (before tracking to the data)
     deviation: float = float("inf")  # the trace test's relative deviation from affine (inf: not run)
+    solutions: np.ndarray | None = None  # every complex solution found at the data's u (weight space)
+    system: Any = None  # the system solved (its form G)
+    u: np.ndarray | None = None  # the targets
+    per_function: int = 1
+    carried: str = ""  # the certificate of a count carried from a generic form's complete set (form homotopy)
 
     def count(self, method: str, seconds: float) -> Count:
         """The number of critical points at the data as a :class:`Count`: certified when the trace test passed at the
         random target and as many distinct solutions were found at the data (the number of isolated nonsingular
         solutions at any target is at most the generic one), else a lower bound."""
-        if self.traced and self.found == self.at_random:
+        if self.carried:
+            how = self.carried
+        elif self.traced and self.found == self.at_random:
             how = (f"certified: the trace test passes at a random complex target (deviation {self.deviation:.1e}) and "
                    f"the data has as many distinct solutions ({self.at_random}: tracked there, and by monodromy at the "
                    "data where a path did not arrive), the most that any target can have")
@@ -165,10 +178,12 @@ class WeightPoints:
 
 def weight_space_points(model: ProfileModel, G: np.ndarray, u: np.ndarray, target: int | None,
                         at_u: int | None = None, seed: int = 0, max_loops: int = 60,
-                        seconds: float | None = None, progress: bool = False) -> WeightPoints:
+                        seconds: float | None = None, progress: bool = False,
+                        chart_seed: int | None = None) -> WeightPoints:
     """The critical points of (c - u)^T G (c - u) on the layer (:func:`system_points` on a random real chart of
-    V, which fixes the scaling)."""
-    rng = np.random.default_rng(seed + 41)
+    V, which fixes the scaling; ``chart_seed``, default ``seed``, draws the chart: systems for two forms that a
+    form homotopy joins need the same chart)."""
+    rng = np.random.default_rng((seed if chart_seed is None else chart_seed) + 41)
     m = len(model.other)
     chart = np.linalg.qr(rng.standard_normal((m, m)))[0]
     return system_points(WeightSystem(model, G, chart), u, target, at_u, seed, max_loops, seconds, progress)
@@ -237,15 +252,57 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
             + ("" if complete else f": {len(ends)} distinct solutions at the data, more than the exact count {at_u}: "
                "the count or the points are wrong, so neither is certified" if at_u is not None and len(ends) > at_u
                else ": some critical points may be missing, so the real ones listed are a subset"))
-    points = _real_points(system, ends, np.asarray(u, dtype=float))
-    if per_function > 1:  # one per function: the chart's points of a fiber have the same c
+    return WeightPoints(_listed(system, ends, u, per_function), len(ends) // per_function, target, result.loops,
+                        result.paths, complete, note, traced, system.names, found // per_function, deviation, ends,
+                        system, np.asarray(u, dtype=complex), per_function)
+
+
+def _listed(system: Any, ends: np.ndarray, u: np.ndarray, per_function: int) -> list[CriticalPoint]:
+    """The real critical points among the solutions ``ends``, one per function (the chart's ``per_function`` points
+    of a fiber have the same c)."""
+    points = _real_points(system, ends, np.asarray(u, dtype=complex).real)
+    if per_function > 1:
         kept: list[CriticalPoint] = []
         for p in points:
             if not kept or len(_new_points(np.array([q.point for q in kept]), p.point[None, :])):
                 kept.append(p)
         points = kept
-    return WeightPoints(points, len(ends) // per_function, target, result.loops, result.paths, complete, note, traced,
-                        system.names, found // per_function, deviation)
+    return points
+
+
+def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0) -> WeightPoints:
+    """The data's critical points from the generic form's: where the trace test cannot certify the data's set (for a
+    form under which critical points escape to infinity along a line of targets it fails however complete the set
+    is), the generic form's complete set (certified by its trace test or its exact count) is carried to the data's form and targets by
+    :func:`.homotopy.form_homotopy` on the same chart. Every isolated nonsingular critical point at the data ends one
+    of its paths, so when every path reaches the end game and no two end together, the distinct nonsingular ends
+    are all of them: a certified count. ``data`` unchanged where the generic set is not complete, or where the
+    carried ends do not contain every point found at the data (then something is wrong and nothing is certified)."""
+    if not generic.complete or generic.solutions is None or data.solutions is None or not len(generic.solutions):
+        return data
+    rng = np.random.default_rng(seed + 43)
+    res = form_homotopy(generic.system, data.system, generic.solutions, generic.u, data.u, rng)
+    ends = res.points
+    missing = len(_new_points(ends, data.solutions)) if len(ends) else len(data.solutions)
+    why_complete = "its trace test passes" if generic.target is None else "its exact count reached"
+    what = (f"the {res.paths} solutions for the generic form (complete: {why_complete}) carried to the data's "
+            f"form and targets by a coefficient-parameter homotopy on the same chart: {len(ends)} distinct "
+            f"nonsingular ends, {res.ended_elsewhere} paths going to infinity or to singular solutions in the end game")
+    if not res.complete or missing:
+        why = (f"{res.lost} paths lost before the end game" if res.lost else
+               f"{res.repeated} paths ended where another did (a path jumped)" if res.repeated else
+               f"{missing} of the points found at the data are not among the ends")
+        data.note += f"; {what}, but {why}, so the count stays a lower bound"
+        return data
+    per = data.per_function
+    more = len(ends) - len(data.solutions)
+    data.note += (f"; {what}" + (f" ({more} more than monodromy at the data had found)" if more else "")
+                  + ": every critical point at the data")
+    data.carried = (f"certified: {what}; every isolated nonsingular critical point at the data ends one of these "
+                    "paths (Morgan and Sommese's coefficient-parameter homotopy)")
+    data.points = _listed(data.system, ends, data.u, per)
+    data.solutions, data.found, data.complete = ends, len(ends) // per, True
+    return data
 
 
 def _real_points(system: Any, ends: np.ndarray, u: np.ndarray) -> list[CriticalPoint]:

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from .architecture import AttentionNetwork, Network, make_architecture
 from .deadline import Deadline
-from .errors import ArchitectureError, M2BridgeError, M2NotFound, OutputPathError, ProblemTooLarge
+from .errors import ArchitectureError, M2BridgeError, M2NotFound, OutputPathError, ProblemTooLarge, RunTimeout
 from .layers.spec import HELP as LAYERS_HELP
 from .layers.spec import load_network_file, parse_layers
 
@@ -645,6 +645,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_TIMEOUT_WAYS = {  # commands without a numeric path: how to make them fit
+    "loss": "Raise --timeout; or lower --count-seconds (each exact count's limit, past which monodromy counts: a lower "
+            "bound when it cannot finish), skip the critical locus with --locus-seconds 0 and training with --runs 0.",
+    "robust": "Raise --timeout, or count by monodromy (--method monodromy; a lower bound when its trace test fails).",
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -652,6 +659,10 @@ def main(argv: list[str] | None = None) -> int:
         check_file_path(getattr(args, "m2_script", None), "--m2-script")
         with Deadline(getattr(args, "timeout", None) if args.command != "compare" else None):
             return int(args.func(args) or 0)
+    except RunTimeout as exc:  # the way out that this command has
+        way = _TIMEOUT_WAYS.get(args.command)
+        print(f"m2bridge: error: {RunTimeout(exc.seconds, way) if way else exc}", file=sys.stderr)
+        return 2
     except M2BridgeError as exc:
         print(f"m2bridge: error: {exc}", file=sys.stderr)
         return 2

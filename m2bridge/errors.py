@@ -144,11 +144,11 @@ class OutputPathError(M2BridgeError):
 class RunTimeout(M2BridgeError):
     """The whole run (Python construction and Macaulay2 together) passed its time limit."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, way_out: str = "Raise --timeout, or use the numeric path (--method numeric) for "
+                                                       "large problems.") -> None:
         self.seconds = seconds
         super().__init__(f"the run exceeded its --timeout of {seconds:g} s and was stopped (a running Macaulay2 "
-                         "computation was interrupted; the session stays usable). Raise --timeout, or use the "
-                         "numeric path (--method numeric) for large problems.")
+                         f"computation was interrupted; the session stays usable). {way_out}")
 
 
 class NotMacaulay2(M2NotFound):

@@ -101,6 +101,8 @@ def test_loss_command_json_and_too_few_samples(m2, tmp_path):
     assert refused.returncode == 2 and "--force" in refused.stderr and "Traceback" not in refused.stderr
     forced = subprocess.run(deep_cmd + ["--force", "--timeout", "3"], capture_output=True, text=True, timeout=600)
     assert forced.returncode == 2 and "exceeded its --timeout of 3 s" in forced.stderr, forced.stderr
+    # the way out named is one the loss command has (it has no --method numeric)
+    assert "--count-seconds" in forced.stderr and "--method" not in forced.stderr, forced.stderr
     # skips in a deep network do not split off as a translation: refused with the way out
     from m2bridge.errors import ArchitectureError
     from m2bridge.metric.loss import loss_report

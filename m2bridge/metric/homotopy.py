@@ -372,20 +372,20 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
 
 
 def trace_test(system: Any, points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
-               tries: int = 5, coordinates: Callable[[np.ndarray], np.ndarray] | None = None,
+               tries: int = 5, coordinates: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
                seconds: float | None = None) -> tuple[bool, float]:
     """Whether the trace of ``points`` (solutions at u0) is affine along a random complex line u0 + s v, and the
-    relative deviation from affine; the trace of ``coordinates(points)`` (default: the first n unknowns, y). A line
+    relative deviation from affine; the trace of ``coordinates(points, u)`` (default: the first n unknowns, y). A line
     on which a path fails (even with ten times the usual step budget) or two paths end at the same point (a path
     jumped) says nothing: another random line is tried, up to ``tries``; (False, inf) if none is clean, (False, nan)
     if a leg ends past ``seconds``."""
-    coords = coordinates or (lambda X: X[:, :system.n])
+    coords = coordinates or (lambda X, U: X[:, :system.n])
     stop = None if seconds is None else time.monotonic() + seconds
     best = float("inf")
     for _ in range(tries):
         v = rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n)
         v *= max(1.0, float(np.abs(u0).max())) / np.abs(v).max()
-        traces = [coords(points).sum(axis=0)]
+        traces = [coords(points, u0).sum(axis=0)]
         svals = [0.0, 0.37 + 0.21j, -0.29 + 0.44j]
         clean = True
         for s in svals[1:]:
@@ -395,11 +395,11 @@ def trace_test(system: Any, points: np.ndarray, u0: np.ndarray, rng: np.random.G
             if not ok.all() or len(_new_points(np.zeros((0, system.unknowns)), X)) < len(points):
                 clean = False
                 break
-            traces.append(coords(X).sum(axis=0))
+            traces.append(coords(X, u0 + s * v).sum(axis=0))
         if not clean:
             continue
         predicted = traces[0] + (traces[1] - traces[0]) * svals[2] / svals[1]
-        size = max(1.0, float(np.abs(coords(points)).sum()))
+        size = max(1.0, float(np.abs(coords(points, u0)).sum()))
         best = float(np.abs(traces[2] - predicted).max()) / size
         return best < 1e-7, best
     return False, best

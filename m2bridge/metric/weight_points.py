@@ -30,12 +30,32 @@ class _FormSystem:
     """A weight system whose inner product G can be swapped."""
 
     G: np.ndarray
+    space = "in weight space"  # where its unknowns live, for the notes
 
     def with_form(self, G: np.ndarray) -> Any:
         """The same system (chart, monomial table) for another inner product G."""
         other = copy.copy(self)
         other.G = np.asarray(G, dtype=float)
         return other
+
+    def start(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """One solution and its target u0: a random complex x0 is critical for u0 = c(x0) - G^-1 lam, lam normal to
+        the image of J(x0)."""
+        x0 = rng.standard_normal(self.unknowns) + 1j * rng.standard_normal(self.unknowns)
+        c0, J0 = self.parts(x0[None, :])
+        left = np.linalg.svd(J0[0].T)[2][self.unknowns:].conj().T  # (n, n - unknowns): the normal directions
+        lam = left @ (rng.standard_normal(left.shape[1]) + 1j * rng.standard_normal(left.shape[1]))
+        u0 = c0[0] - np.linalg.solve(self.G, lam)
+        start, _ = newton(self, x0[None, :], u0[None, :], steps=2)
+        return start, u0
+
+    def coordinates(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
+        """The critical points c of the solutions X (at targets U)."""
+        return self.parts(X)[0]
+
+    def in_weights(self, X: np.ndarray, U: np.ndarray) -> tuple[Any, np.ndarray]:
+        """The system in all the weights and the solutions X in it (here the system itself)."""
+        return self, X
 
 
 class WeightSystem(_FormSystem):
@@ -201,22 +221,14 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
     until ``at_u`` is reached. No new loop starts after ``seconds`` (counted from the start)."""
     started = time.monotonic()
     rng = np.random.default_rng(seed + 41)
-    x0 = rng.standard_normal(system.unknowns) + 1j * rng.standard_normal(system.unknowns)
-    c0, J0 = system.parts(x0[None, :])
-    left = np.linalg.svd(J0[0].T)[2][system.unknowns:].conj().T  # (n, n - unknowns): the normal directions
-    lam = left @ (rng.standard_normal(left.shape[1]) + 1j * rng.standard_normal(left.shape[1]))
-    u0 = c0[0] - np.linalg.solve(system.G, lam)  # x0 is critical for u0
-    start, _ = newton(system, x0[None, :], u0[None, :], steps=2)
+    start, u0 = system.start(rng)
     with tqdm(total=target, desc="critical points by monodromy", disable=not progress) as bar:
         result = monodromy(system, start, u0, rng, target=target, stall=8 if target is None else 25,
                            max_loops=max_loops, seconds=seconds, on_loop=lambda k: bar.update(k - bar.n), orbit=orbit)
-    def coordinates(X: np.ndarray) -> np.ndarray:
-        return system.parts(X)[0]
-
     def time_left() -> float | None:
         return None if seconds is None else max(1.0, seconds - (time.monotonic() - started))
 
-    traced, deviation = trace_test(system, result.points, u0, rng, coordinates=coordinates, seconds=time_left())
+    traced, deviation = trace_test(system, result.points, u0, rng, coordinates=system.coordinates, seconds=time_left())
     rounds = 0
     while (target is None and not traced and rounds < 4 and len(result.points)
            and (seconds is None or time.monotonic() - started < seconds)):
@@ -228,7 +240,7 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
         result = MonodromyResult(more.points, u0, result.loops + more.loops, result.paths + more.paths)
         if not grew:
             break
-        traced, deviation = trace_test(system, result.points, u0, rng, coordinates=coordinates, seconds=time_left())
+        traced, deviation = trace_test(system, result.points, u0, rng, coordinates=system.coordinates, seconds=time_left())
     ends = track_all(system, result.points, u0, np.asarray(u, dtype=complex), rng)
     found = len(result.points)
     filled = ""
@@ -247,8 +259,8 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
            "was stopped: the run's time left (--timeout) ran out" if np.isnan(deviation) else
            "could not be run: on every random line tried a path failed or two met"))
     each = f" ({per_function} solutions per critical function)" if per_function > 1 else ""
-    note = (f"{len(ends)} complex solutions at the data{each}, tracked from the {found} found by monodromy in weight "
-            f"space at a random complex target ({result.loops} loops, {result.paths} paths){filled}; {how}"
+    note = (f"{len(ends)} complex solutions at the data{each}, tracked from the {found} found by monodromy "
+            f"{system.space} at a random complex target ({result.loops} loops, {result.paths} paths){filled}; {how}"
             + ("" if complete else f": {len(ends)} distinct solutions at the data, more than the exact count {at_u}: "
                "the count or the points are wrong, so neither is certified" if at_u is not None and len(ends) > at_u
                else ": some critical points may be missing, so the real ones listed are a subset"))
@@ -260,6 +272,7 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
 def _listed(system: Any, ends: np.ndarray, u: np.ndarray, per_function: int) -> list[CriticalPoint]:
     """The real critical points among the solutions ``ends``, one per function (the chart's ``per_function`` points
     of a fiber have the same c)."""
+    system, ends = system.in_weights(ends, np.asarray(u, dtype=complex))
     points = _real_points(system, ends, np.asarray(u, dtype=complex).real)
     if per_function > 1:
         kept: list[CriticalPoint] = []
@@ -281,9 +294,13 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0)
     if not generic.complete or generic.solutions is None or data.solutions is None or not len(generic.solutions):
         return data
     rng = np.random.default_rng(seed + 43)
-    res = form_homotopy(generic.system, data.system, generic.solutions, generic.u, data.u, rng)
+    # in all the weights, where the system is linear in (G, G u): the homotopy's forms are a ray of forms (a system in
+    # V alone, with A in closed form, is not linear in G, so a straight line between two of them is no such ray)
+    system_a, start = generic.system.in_weights(generic.solutions, generic.u)
+    system_b, found = data.system.in_weights(data.solutions, data.u)
+    res = form_homotopy(system_a, system_b, start, generic.u, data.u, rng)
     ends = res.points
-    missing = len(_new_points(ends, data.solutions)) if len(ends) else len(data.solutions)
+    missing = len(_new_points(ends, found)) if len(ends) else len(found)
     why_complete = "its trace test passes" if generic.target is None else "its exact count reached"
     what = (f"the {res.paths} solutions for the generic form (complete: {why_complete}) carried to the data's "
             f"form and targets by a coefficient-parameter homotopy on the same chart: {len(ends)} distinct "
@@ -295,13 +312,13 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0)
         data.note += f"; {what}, but {why}, so the count stays a lower bound"
         return data
     per = data.per_function
-    more = len(ends) - len(data.solutions)
+    more = len(ends) - len(found)
     data.note += (f"; {what}" + (f" ({more} more than monodromy at the data had found)" if more else "")
                   + ": every critical point at the data")
     data.carried = (f"certified: {what}; every isolated nonsingular critical point at the data ends one of these "
                     "paths (Morgan and Sommese's coefficient-parameter homotopy)")
-    data.points = _listed(data.system, ends, data.u, per)
-    data.solutions, data.found, data.complete = ends, len(ends) // per, True
+    data.points = _listed(system_b, ends, data.u, per)
+    data.solutions, data.system, data.found, data.complete = ends, system_b, len(ends) // per, True
     return data
 
 

@@ -121,8 +121,10 @@ def _solve(J: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 def newton(system: Any, X: np.ndarray, U: np.ndarray, steps: int = 3) -> tuple[np.ndarray, np.ndarray]:
     """Newton's method at fixed parameters; returns the points and the size of the last correction."""
     corr = np.full(X.shape[0], np.inf)
+    both = getattr(system, "residual_and_jacobian", None)  # one evaluation for both where the system has it
     for _ in range(steps):
-        dx = _solve(system.jacobian(X, U), -system.residual(X, U))
+        F, J = both(X, U) if both else (system.residual(X, U), system.jacobian(X, U))
+        dx = _solve(J, -F)
         X = X + dx
         corr = np.abs(dx).max(axis=1)
     return X, corr

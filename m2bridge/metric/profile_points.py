@@ -7,7 +7,7 @@ L(v) = min_a loss, in v alone: on a real random chart v = C (1, w) (which fixes 
     r(w; u) = P^T G (c - u) = 0,   P = [B_1 a*, ..., B_m a*],  c = M a*,
 
 (P's columns are dc/dw at fixed a: the envelope theorem) with the Jacobian P^T G P - Z^T H^-1 Z, Z = E + M^T G P,
-E = [B_1^T G (c - u), ...]. It has m = dim V - 1 unknowns instead of the m + dim A of the weight-space system
+E = [B_1^T G (c - u), ...], all evaluated in the coordinates L^T c where G = L L^T is the identity. It has m = dim V - 1 unknowns instead of the m + dim A of the weight-space system
 (:class:`.weight_points.WeightSystem`), its solutions are the weight-space ones with H invertible, and the same
 monodromy, trace test and form homotopy (:mod:`.homotopy`) run on it; the solutions are lifted to (w, a*) for their
 loss, index and weights. A critical point where H is singular would be missed; measured, none is: the counts agree
@@ -44,73 +44,80 @@ class ProfileSystem:
     def __init__(self, model: ProfileModel, G: np.ndarray, chart: np.ndarray):
         self.weight_system = WeightSystem(model, G, chart)
         ws = self.weight_system
-        self.B, self.G, self.n, self.k, self.m = ws.B, ws.G, ws.n, ws.k, ws.m
+        self.n, self.k, self.m = ws.n, ws.k, ws.m
         self.unknowns = self.m
         self.names = ws.names
+        self._whiten(ws.G)
+
+    def _whiten(self, G: np.ndarray) -> None:
+        """Coordinates c' = L^T c with G = L L^T, in which the form is the identity (no n x n products per point)."""
+        self.G = G
+        self.L = np.linalg.cholesky(G)
+        self.Bw = np.einsum("ji,mjk->mik", self.L, self.weight_system.B)  # L^T B_i
+        self.Linv = np.linalg.inv(self.L)
 
     def with_form(self, G: np.ndarray) -> "ProfileSystem":
-        """The same system (chart) for another inner product G."""
+        """The same system (chart) for another inner product G (positive definite)."""
         other = copy.copy(self)
         other.weight_system = self.weight_system.with_form(G)
-        other.G = other.weight_system.G
+        other._whiten(other.weight_system.G)
         return other
 
-    def _matrix(self, X: np.ndarray) -> np.ndarray:
-        b, m, n, k = X.shape[0], self.m, self.n, self.k
-        return self.B[0][None] + (X @ self.B[1:].reshape(m, n * k)).reshape(b, n, k)
-
-    def _best(self, Mv: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """G M, H = M^T G M and a* = H^-1 M^T G u at every point."""
-        GM = np.matmul(self.G, Mv)
-        H = np.matmul(np.transpose(Mv, (0, 2, 1)), GM)
-        rhs = np.matmul(np.transpose(GM, (0, 2, 1)), np.asarray(U, dtype=complex)[:, :, None])
-        return GM, H, _solve_many(H, rhs)[:, :, 0]
-
     def _parts(self, X: np.ndarray, U: np.ndarray):
-        """M, G M, H, a*, c, P = [B_i a*] and e = c - u at every point."""
-        U = np.broadcast_to(np.asarray(U, dtype=complex), (X.shape[0], self.n))
-        Mv = self._matrix(X)
-        GM, H, a = self._best(Mv, U)
+        """In the whitened coordinates: M, H = M^T M, a* = H^-1 M^T u, P = [B_i a*] and e = c - u at every point."""
+        b, m, n, k = X.shape[0], self.m, self.n, self.k
+        Uw = np.broadcast_to(np.asarray(U, dtype=complex), (b, n)) @ self.L
+        Mv = self.Bw[0][None] + (X @ self.Bw[1:].reshape(m, n * k)).reshape(b, n, k)
+        Mt = np.transpose(Mv, (0, 2, 1))
+        H = np.matmul(Mt, Mv)
+        a = _solve_many(H, np.matmul(Mt, Uw[:, :, None]))[:, :, 0]
         c = np.matmul(Mv, a[:, :, None])[:, :, 0]
-        P = (self.B[1:].reshape(self.m * self.n, self.k) @ a.T).reshape(self.m, self.n, -1).transpose(2, 1, 0)
-        return Mv, GM, H, a, c, P, c - U
+        P = (self.Bw[1:].reshape(m * n, k) @ a.T).reshape(m, n, b).transpose(2, 1, 0)
+        return Mv, H, a, c, P, c - Uw
+
+    def _jacobian(self, Mv, H, P, e, du: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+        """The Jacobian P^T P - Z^T H^-1 Z (Z = E + M^T P), and where ``du`` (whitened) is given -dr/dt along it,
+        P^T du - Z^T H^-1 M^T du, from the same solve with H."""
+        E = (e @ self.Bw[1:].transpose(1, 0, 2).reshape(self.n, self.m * self.k)).reshape(-1, self.m, self.k)
+        Mt = np.transpose(Mv, (0, 2, 1))
+        Z = np.transpose(E, (0, 2, 1)) + np.matmul(Mt, P)  # (b, k, m)
+        Zt = np.transpose(Z, (0, 2, 1))
+        if du is None:
+            return np.matmul(np.transpose(P, (0, 2, 1)), P) - np.matmul(Zt, _solve_many(H, Z)), None
+        W = _solve_many(H, np.concatenate([Z, np.matmul(Mt, du[:, :, None])], axis=2))
+        rhs = np.matmul(du[:, None, :], P)[:, 0, :] - np.matmul(Zt, W[:, :, self.m:])[:, :, 0]
+        return np.matmul(np.transpose(P, (0, 2, 1)), P) - np.matmul(Zt, W[:, :, :self.m]), rhs
 
     def residual(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
         *_, P, e = self._parts(X, U)
-        return np.matmul((e @ self.G)[:, None, :], P)[:, 0, :]
-
-    def _jacobian(self, Mv, GM, H, P, e) -> tuple[np.ndarray, np.ndarray]:
-        """The Jacobian P^T G P - Z^T H^-1 Z and Z."""
-        Ge = e @ self.G  # (b, n)
-        E = (Ge @ self.B[1:].transpose(1, 0, 2).reshape(self.n, self.m * self.k)).reshape(-1, self.m, self.k)
-        GP = np.matmul(self.G, P)
-        Z = np.transpose(E, (0, 2, 1)) + np.matmul(np.transpose(GM, (0, 2, 1)), P)  # (b, k, m)
-        return np.matmul(np.transpose(P, (0, 2, 1)), GP) - np.matmul(np.transpose(Z, (0, 2, 1)),
-                                                                    _solve_many(H, Z)), Z
+        return np.matmul(e[:, None, :], P)[:, 0, :]
 
     def jacobian(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
-        Mv, GM, H, _, _, P, e = self._parts(X, U)
-        return self._jacobian(Mv, GM, H, P, e)[0]
+        Mv, H, _, _, P, e = self._parts(X, U)
+        return self._jacobian(Mv, H, P, e)[0]
+
+    def residual_and_jacobian(self, X: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Both from one evaluation (a Newton step)."""
+        Mv, H, _, _, P, e = self._parts(X, U)
+        return np.matmul(e[:, None, :], P)[:, 0, :], self._jacobian(Mv, H, P, e)[0]
 
     def velocity(self, X: np.ndarray, du: np.ndarray, U: np.ndarray) -> np.ndarray:
-        """dw/dt along u(t) = u_a + t du: Jac dw = -dr/dt = P^T G du - Z^T H^-1 M^T G du."""
-        Mv, GM, H, _, _, P, e = self._parts(X, U)
-        Jac, Z = self._jacobian(Mv, GM, H, P, e)
-        du = np.broadcast_to(np.asarray(du, dtype=complex), (X.shape[0], self.n))
-        da = _solve_many(H, np.matmul(np.transpose(GM, (0, 2, 1)), du[:, :, None]))  # (b, k, 1)
-        rhs = np.matmul((du @ self.G)[:, None, :], P)[:, 0, :] - np.matmul(np.transpose(Z, (0, 2, 1)), da)[:, :, 0]
+        """dw/dt along u(t) = u_a + t du: Jac dw = -dr/dt = P^T du - Z^T H^-1 M^T du (whitened)."""
+        Mv, H, _, _, P, e = self._parts(X, U)
+        Jac, rhs = self._jacobian(Mv, H, P, e, np.broadcast_to(np.asarray(du, dtype=complex),
+                                                               (X.shape[0], self.n)) @ self.L)
         return _solve(Jac, rhs)
 
     def coordinates(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
         """The critical points c = M(w) a*(w, u)."""
-        return self._parts(X, U)[4]
+        return self._parts(X, U)[3] @ self.Linv
 
     def in_weights(self, X: np.ndarray, U: np.ndarray) -> tuple[WeightSystem, np.ndarray]:
         """The weight-space system and the solutions lifted to (w, a*) there (one Newton step polishes them)."""
         if not len(X):
             return self.weight_system, np.zeros((0, self.m + self.k), dtype=complex)
         U = np.broadcast_to(np.asarray(U, dtype=complex), (X.shape[0], self.n))
-        lifted = np.concatenate([X, self._parts(X, U)[3]], axis=1)
+        lifted = np.concatenate([X, self._parts(X, U)[2]], axis=1)
         return self.weight_system, newton(self.weight_system, lifted, U, steps=1)[0]
 
     def start(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

@@ -1,7 +1,7 @@
 """The loss's critical points, measured side by side in one run: four formulations of the count (Lagrange
 multipliers on the closure's equations; the gradient in weight space on the scaling chart, saturated or with
 z det(J R) = 1 and F4; and the best A in closed form, V alone, with F4), each over two primes, for data-induced
-and generic forms; the smallest transformer block (attention then an MLP of width 1); then every critical point by monodromy in weight space, and the whole `m2bridge loss` with 20
+and generic forms; the smallest transformer block (attention then an MLP of width 1); then every critical point by monodromy in V alone, and the whole `m2bridge loss` with 20
 training runs per optimizer.
 
 Usage: python bench/loss.py [--quick] [--limit SECONDS]
@@ -24,7 +24,7 @@ from m2bridge.layers.mlp import MLP
 from m2bridge.metric.engine import (block_count, critical_count, power_block, profile_count, profile_model,
                                     weight_space_count, weight_space_count_f4)
 from m2bridge.metric.loss import _generic_form, loss_report
-from m2bridge.metric.weight_points import weight_space_points
+from m2bridge.metric.profile_points import profile_points
 from m2bridge.session import Macaulay2
 
 
@@ -78,14 +78,15 @@ def main() -> None:
         got = _timed(lambda: block_count(fixed, r, G, u, m2, timeout=args.limit), args.limit)
         print(f"{'block':7s} {name:8s} attention (2,1) then MLP w=1 r=2, {n} coordinates, weights (A, V): {got}",
               flush=True)
-    print("\n== Every critical point for the data: monodromy in weight space to the exact count, tracked to the data ==")
+    print("\n== Every critical point for the data: monodromy in V alone (the best A in closed form) to the exact count, "
+          "tracked to the data ==")
     for (d, e), (param, form) in forms.items():
         n = param.ambient_dimension
         G = form.G_rational()
         model = profile_model(param)
         target = profile_count(model, G, form.u, m2).value
         t0 = time.perf_counter()
-        found = weight_space_points(model, form.G_float(), form.u_float(), target, seed=0)
+        found = profile_points(model, form.G_float(), form.u_float(), target, seed=0)
         minima = sum(p.kind == "minimum" for p in found.points)
         print(f"{str((d, e)):7s} {found.found} of {target} ({'complete' if found.complete else 'incomplete'}), "
               f"{len(found.points)} real, {minima} local minima; {found.loops} loops, {found.paths} paths, "

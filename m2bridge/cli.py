@@ -327,7 +327,7 @@ def cmd_loss(args: argparse.Namespace) -> int:
         data = generate_dataset(arch, samples, args.seed, noise=-1.0 if args.teacher == "noise" else args.noise)
     report = loss_report(arch, data, seed=args.seed, runs=args.runs, timeout=args.timeout,
                          progress=not args.json, locus_seconds=args.locus_seconds, count_seconds=args.count_seconds,
-                         force=args.force)
+                         force=args.force, workers=args.workers or os.cpu_count())
     if args.plot:
         from .metric.plot import training_plot
 
@@ -544,6 +544,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--count-seconds", type=_positive_seconds, default=120.0, metavar="S",
                    help="time limit of each exact count (F4) of one layer; past it, monodromy with the trace test "
                         "counts, certified or a lower bound (default 120)")
+    p.add_argument("--workers", type=_positive_int, default=None,
+                   help="local processes that track the homotopy paths (default: cores; the same points whatever "
+                        "their number)")
     p.add_argument("--seed", type=int, default=0, help="seed of the data, the generic form and the runs")
     p.add_argument("--force", action="store_true",
                    help="run even when the problem looks too large for the exact path (deep networks, large layers)")

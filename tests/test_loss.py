@@ -330,6 +330,38 @@ def test_monodromy_in_v_alone_reaches_the_exact_counts_with_the_weight_space_poi
     assert all(p.weight_residual == 0.0 and p.residual < 1e-8 * (1 + p.loss) for p in found.points if p.attained)
 
 
+def test_paths_split_over_worker_processes_end_where_one_process_ends_them():
+    # the tracker's paths are independent (a step size per path), so tracking a batch in two processes must give the
+    # same ends as in one; a time limit inside stops the workers at once and the next track runs in this process
+    import time
+
+    from m2bridge.deadline import Deadline
+    from m2bridge.errors import RunTimeout
+    from m2bridge.exact.compute import parametrization
+    from m2bridge.metric import homotopy
+    from m2bridge.metric.profile_points import ProfileSystem
+
+    param = parametrization(LightningAttention((2, 2), 2, 2))
+    rng = np.random.default_rng(4)
+    n = param.ambient_dimension
+    A = rng.standard_normal((n, n))
+    system = ProfileSystem(profile_model(param), A.T @ A + np.eye(n), np.linalg.qr(rng.standard_normal((4, 4)))[0])
+    start, u0 = system.start(rng)
+    points = homotopy.monodromy(system, start, u0, rng, target=200).points
+    u1 = u0 + rng.standard_normal(n) + 1j * rng.standard_normal(n)
+    alone = homotopy.track(system, points, u0, u1)
+    with homotopy.tracking_workers(2):
+        split = homotopy.track(system, points, u0, u1)
+    assert len(points) >= 200 and np.array_equal(alone[1], split[1]) and np.allclose(alone[0], split[0], atol=1e-12)
+    began = time.monotonic()
+    with pytest.raises(RunTimeout):
+        with Deadline(1.0), homotopy.tracking_workers(2):
+            for _ in range(1000):
+                homotopy.track(system, points, u0, u1, max_steps=20000)
+    assert time.monotonic() - began < 30 and not homotopy._POOL
+    assert np.array_equal(homotopy.track(system, points, u0, u1)[1], alone[1])
+
+
 def test_the_polynomial_weight_system_agrees_with_the_bilinear_one():
     # the generic PolynomialSystem (c and its derivatives from a table of monomials, any chart) on the (2,1) layer with
     # the chart A_11 = 1: every critical point (14, the Lagrange count of the test above), the same real ones (loss

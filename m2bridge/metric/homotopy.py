@@ -26,8 +26,9 @@ this one tracks in seconds.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import sympy
@@ -130,11 +131,57 @@ def newton(system: Any, X: np.ndarray, U: np.ndarray, steps: int = 3) -> tuple[n
     return X, corr
 
 
+_POOL: list[Any] = []  # the worker processes of the innermost :func:`tracking_workers`, if any
+_PER_WORKER = 64  # the fewest paths a worker is given
+
+
+@contextmanager
+def tracking_workers(workers: int | None) -> Iterator[None]:
+    """Within it, :func:`track` splits batches of paths over ``workers`` local processes (None or 1: none). Each path
+    is tracked on its own (step sizes per path), so the points are the same whatever the workers. Left by an
+    exception (a time limit, Ctrl-C), the workers are stopped at once."""
+    if not workers or workers < 2:
+        yield
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from ..compare import _ignore_sigint
+
+    start = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(start), initializer=_ignore_sigint)
+    _POOL.append((pool, workers))
+    finished = False
+    try:
+        yield
+        finished = True
+    finally:
+        _POOL.remove((pool, workers))
+        if not finished:
+            for process in list(getattr(pool, "_processes", {}).values()):  # no running chunk is waited for
+                process.terminate()
+        pool.shutdown(wait=finished, cancel_futures=True)
+
+
 def track(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
           min_step: float = 1e-12, max_steps: int = 2000) -> tuple[np.ndarray, np.ndarray]:
     """Track the solutions X0 at u = ua to u = ub along straight segments (ua, ub: one point, or one per
     row of X0); returns (points, ok flags). A path that needs more than ``max_steps`` steps (near a singular
-    point, where it creeps with tiny steps) is stopped as failed: the others no longer wait for it."""
+    point, where it creeps with tiny steps) is stopped as failed: the others no longer wait for it. Inside
+    :func:`tracking_workers`, large batches are split over its processes."""
+    if _POOL and len(X0) >= 2 * _PER_WORKER:
+        pool, workers = _POOL[-1]
+        chunks = np.array_split(np.arange(len(X0)), min(workers, len(X0) // _PER_WORKER))
+        rows = lambda v, c: v if np.ndim(v) == 1 else np.asarray(v)[c]  # noqa: E731 (one point, or one per row)
+        futures = [pool.submit(_track, system, X0[c], rows(ua, c), rows(ub, c), min_step, max_steps) for c in chunks]
+        parts = [f.result() for f in futures]
+        return np.vstack([X for X, _ in parts]), np.concatenate([ok for _, ok in parts])
+    return _track(system, X0, ua, ub, min_step, max_steps)
+
+
+def _track(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, min_step: float,
+           max_steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`track` in this process."""
     m = X0.shape[0]
     ua = np.broadcast_to(np.asarray(ua, dtype=complex), (m, system.n))
     du = np.broadcast_to(np.asarray(ub, dtype=complex), (m, system.n)) - ua

@@ -22,6 +22,7 @@ from ..session import Macaulay2
 from .data import Dataset, DataForm, data_form
 from .engine import (Count, CriticalPoint, block_count, critical_points, hypersurface_count, power_block,
                      chart_fiber_points, chart_weights, profile_count, profile_model, weight_space_count_f4)
+from .homotopy import tracking_workers
 from .profile_points import profile_points
 from .weight_points import PolynomialSystem, WeightPoints, carry_from_generic, system_points
 from .weights import jacobian_rank
@@ -138,12 +139,21 @@ def _generic_form(n: int, rng: np.random.Generator) -> tuple[list[list[Fraction]
 def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = None, seed: int = 0,
                 runs: int = 0, timeout: float | None = None, attain: bool = True,
                 progress: bool = False, locus_seconds: float = 60.0, count_seconds: float | None = None,
-                force: bool = False) -> LossReport:
+                force: bool = False, workers: int | None = None) -> LossReport:
     """Everything ``m2bridge loss`` prints, for one network and one dataset (see the module docstring);
     ``locus_seconds``: the time limit of each step of the critical points on the critical locus (0: skip them);
     ``count_seconds``: the time limit of each exact count of one layer, past which monodromy with the trace test
     counts instead (None: no limit but ``timeout``); ``force``: try deep networks, which the exact path refuses by
-    default."""
+    default; ``workers``: local processes that track the homotopy paths (default one; the same points whatever
+    their number)."""
+    with tracking_workers(workers):
+        return _loss_report(arch, data, m2, seed, runs, timeout, attain, progress, locus_seconds, count_seconds,
+                            force)
+
+
+def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, seed: int, runs: int,
+                 timeout: float | None, attain: bool, progress: bool, locus_seconds: float,
+                 count_seconds: float | None, force: bool) -> LossReport:
     from ..exact.compute import default_session, parametrization
 
     if arch.softmax:

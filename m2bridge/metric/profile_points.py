@@ -7,9 +7,10 @@ L(v) = min_a loss, in v alone: on a real random chart v = C (1, w) (which fixes 
     r(w; u) = P^T G (c - u) = 0,   P = [B_1 a*, ..., B_m a*],  c = M a*,
 
 (P's columns are dc/dw at fixed a: the envelope theorem) with the Jacobian P^T G P - Z^T H^-1 Z, Z = E + M^T G P,
-E = [B_1^T G (c - u), ...], all evaluated in the coordinates L^T c where G = L L^T is the identity. It has m = dim V - 1 unknowns instead of the m + dim A of the weight-space system
-(:class:`.weight_points.WeightSystem`), its solutions are the weight-space ones with H invertible, and the same
-monodromy, trace test and form homotopy (:mod:`.homotopy`) run on it; the solutions are lifted to (w, a*) for their
+E = [B_1^T G (c - u), ...], all evaluated in the coordinates L^T c where G = L L^T is the identity. It has
+m = dim V - 1 unknowns instead of the m + dim A of the weight-space system (:class:`.weight_points.WeightSystem`),
+its solutions are the weight-space ones with H invertible, and the same monodromy and trace test
+(:mod:`.homotopy`) run on it; the solutions are lifted to (w, a*) for their
 loss, index and weights. A critical point where H is singular would be missed; measured, none is: the counts agree
 with F4's exact ones for (2,1), (2,2), (3,1) and (2,3) (92 for teacher data and 1324 for a generic form, where the
 exact count is taken in all the weights), so it serves every single layer. A straight line between two such systems

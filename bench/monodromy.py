@@ -1,0 +1,56 @@
+"""Monodromy for the loss's critical points in V alone (the best A in closed form) against all the weights.
+
+For each layer (d, d') and one generic form G (random positive definite) and target u, both systems on the same
+chart of V run the same monodromy with no count given (stopped after 8 loops without a new point), then the trace
+test; printed side by side with their points, loops, paths and seconds, and F4's exact count beside them.
+
+Usage: python bench/monodromy.py [--cases 2,1 2,2 3,1] [--no-f4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from m2bridge import LightningAttention
+from m2bridge.exact.compute import parametrization
+from m2bridge.metric.engine import profile_count, profile_model, weight_space_count_f4
+from m2bridge.metric.loss import _generic_form
+from m2bridge.metric.profile_points import profile_points
+from m2bridge.metric.weight_points import weight_space_points
+from m2bridge.session import Macaulay2
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cases", nargs="+", default=["2,1", "2,2", "3,1"], help="layers d,d' (default 2,1 2,2 3,1)")
+    ap.add_argument("--no-f4", action="store_true", help="skip the exact counts")
+    args = ap.parse_args()
+    m2 = None if args.no_f4 else Macaulay2()
+    print(f"{'(d,dp)':7s} {'unknowns':9s} {'system':12s} {'points':>6s} {'loops':>5s} {'paths':>7s} {'seconds':>8s}  "
+          "trace test            F4 (two primes)")
+    for case in args.cases:
+        d, e = (int(v) for v in case.split(","))
+        param = parametrization(LightningAttention((d, e), d, 2))
+        model = profile_model(param)
+        G, u = _generic_form(param.ambient_dimension, np.random.default_rng(1))
+        exact = ""
+        if m2 is not None:
+            t0 = time.perf_counter()
+            count = (weight_space_count_f4(param, G, u, m2) if len(model.other) > len(model.linear)
+                     else profile_count(model, G, u, m2))
+            exact = f"{count.value} in {time.perf_counter() - t0:.1f} s"
+        for name, points, unknowns in [("V alone", profile_points, len(model.other) - 1),
+                                       ("all weights", weight_space_points, len(param.weights) - 1)]:
+            t0 = time.perf_counter()
+            found = points(model, np.array(G, dtype=float), np.array(u, dtype=float), None, None, seed=1)
+            seconds = time.perf_counter() - t0
+            trace = f"{'passes' if found.traced else 'fails'} ({found.deviation:.0e})"
+            print(f"{case:7s} {unknowns:<9d} {name:12s} {found.at_random:6d} {found.loops:5d} {found.paths:7d} "
+                  f"{seconds:8.1f}  {trace:21s} {exact}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

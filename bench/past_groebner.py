@@ -1,0 +1,81 @@
+"""Counts of the loss's critical points without Groebner bases, side by side with F4 in one run.
+
+For each layer, data-induced form (teacher data with noise) and a generic form: F4 over two primes (the exact count
+of ``m2bridge loss``) against monodromy in V alone (the best A in closed form, as ``m2bridge loss`` takes its points)
+with no count given, certified by the trace test at the generic form, and at the data either by its own trace test
+or, where that fails (forms under which critical points escape to infinity along a line of targets), by the generic
+form's points carried to the data by a coefficient-parameter homotopy (:func:`m2bridge.metric.weight_points.carry_from_generic`).
+
+Usage: python bench/past_groebner.py [--cases 2,1 2,2 2,3] [--limit SECONDS]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from m2bridge import LightningAttention
+from m2bridge.errors import M2Timeout
+from m2bridge.exact.compute import parametrization
+from m2bridge.metric.data import data_form, generate_dataset
+from m2bridge.metric.engine import profile_count, profile_model, weight_space_count_f4
+from m2bridge.metric.loss import _generic_form
+from m2bridge.metric.profile_points import profile_points
+from m2bridge.metric.weight_points import carry_from_generic
+from m2bridge.session import Macaulay2
+
+
+def _f4(param, model, G, u, m2, limit: float) -> str:
+    """The exact count as ``m2bridge loss`` takes it (all the weights for d' > d, else V alone)."""
+    t0 = time.perf_counter()
+    try:
+        if len(model.other) > len(model.linear):
+            count = weight_space_count_f4(param, G, u, m2, timeout=limit)
+        else:
+            count = profile_count(model, G, u, m2, timeout=limit)
+    except M2Timeout:
+        return f"> {limit:.0f} s"
+    return f"{count.value} ({count.certificate.split(':')[0]}) {time.perf_counter() - t0:.1f} s"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cases", nargs="+", default=["2,1", "2,2", "2,3"], help="layers d,d' (default 2,1 2,2 2,3)")
+    ap.add_argument("--limit", type=float, default=900.0, help="seconds per F4 count (default 900)")
+    args = ap.parse_args()
+    m2 = Macaulay2()
+    print(f"{'(d,dp)':7s} {'form':8s} {'F4, two primes':26s} monodromy (no count given) and its certificate")
+    for case in args.cases:
+        d, e = (int(v) for v in case.split(","))
+        arch = LightningAttention((d, e), d, 2)
+        param = parametrization(arch)
+        model = profile_model(param)
+        form = data_form(param, generate_dataset(arch, max(5, param.ambient_dimension // (2 * e) + 2), seed=0,
+                                                 noise=0.5))
+        Gg, ug = _generic_form(param.ambient_dimension, np.random.default_rng(1))
+        t0 = time.perf_counter()
+        generic = profile_points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float), None, seed=1,
+                                      chart_seed=0)
+        tg = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        data = profile_points(model, form.G_float(), form.u_float(), None, seed=0)
+        own = data.count("monodromy", 0).certificate.split(":")[0]
+        found = data.found
+        data = carry_from_generic(data, generic, seed=0) if own != "certified" else data
+        td = time.perf_counter() - t0
+        print(f"{case:7s} {'generic':8s} {_f4(param, model, Gg, ug, m2, args.limit):26s} {generic.found}, "
+              f"{generic.count('m', 0).certificate.split(':')[0]} by the trace test "
+              f"(deviation {generic.deviation:.0e}), {generic.loops} loops, {generic.paths} paths, {tg:.1f} s",
+              flush=True)
+        how = (f"its own trace test {own} (deviation {data.deviation:.0e}); " if own != "certified" else
+               "certified by its own trace test, ")
+        how += (f"carried from the generic points: {data.found}, {data.count('m', 0).certificate.split(':')[0]}"
+                if data.carried else "")
+        print(f"{case:7s} {'data':8s} {_f4(param, model, form.G_rational(), form.u, m2, args.limit):26s} {found} "
+              f"by monodromy, {how} {td:.1f} s (with the carrying)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

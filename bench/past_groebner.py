@@ -6,12 +6,13 @@ with no count given, certified by the trace test at the generic form, and at the
 or, where that fails (forms under which critical points escape to infinity along a line of targets), by the generic
 form's points carried to the data by a coefficient-parameter homotopy (:func:`m2bridge.metric.weight_points.carry_from_generic`).
 
-Usage: python bench/past_groebner.py [--cases 2,1 2,2 2,3] [--limit SECONDS]
+Usage: python bench/past_groebner.py [--cases 2,1 2,2 2,3] [--limit SECONDS] [--generic-only] [--workers N]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -21,6 +22,7 @@ from m2bridge.errors import M2Timeout
 from m2bridge.exact.compute import parametrization
 from m2bridge.metric.data import data_form, generate_dataset
 from m2bridge.metric.engine import profile_count, profile_model, weight_space_count_f4
+from m2bridge.metric.homotopy import tracking_workers
 from m2bridge.metric.loss import _generic_form
 from m2bridge.metric.profile_points import profile_points
 from m2bridge.metric.weight_points import carry_from_generic
@@ -44,7 +46,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", nargs="+", default=["2,1", "2,2", "2,3"], help="layers d,d' (default 2,1 2,2 2,3)")
     ap.add_argument("--limit", type=float, default=900.0, help="seconds per F4 count (default 900)")
+    ap.add_argument("--generic-only", action="store_true", help="the generic form alone (no data-induced form)")
+    ap.add_argument("--workers", type=int, default=None, help="processes that track the paths (default: cores)")
     args = ap.parse_args()
+    with tracking_workers(args.workers or os.cpu_count()):
+        _run(args)
+
+
+def _run(args: argparse.Namespace) -> None:
     m2 = Macaulay2()
     print(f"{'(d,dp)':7s} {'form':8s} {'F4, two primes':26s} monodromy (no count given) and its certificate")
     for case in args.cases:
@@ -57,18 +66,20 @@ def main() -> None:
         Gg, ug = _generic_form(param.ambient_dimension, np.random.default_rng(1))
         t0 = time.perf_counter()
         generic = profile_points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float), None, seed=1,
-                                      chart_seed=0)
+                                 chart_seed=0)
         tg = time.perf_counter() - t0
+        print(f"{case:7s} {'generic':8s} {_f4(param, model, Gg, ug, m2, args.limit):26s} {generic.found}, "
+              f"{generic.count('m', 0).certificate.split(':')[0]} by the trace test "
+              f"(deviation {generic.deviation:.0e}), {generic.loops} loops, {generic.paths} paths, {tg:.1f} s",
+              flush=True)
+        if args.generic_only:
+            continue
         t0 = time.perf_counter()
         data = profile_points(model, form.G_float(), form.u_float(), None, seed=0)
         own = data.count("monodromy", 0).certificate.split(":")[0]
         found = data.found
         data = carry_from_generic(data, generic, seed=0) if own != "certified" else data
         td = time.perf_counter() - t0
-        print(f"{case:7s} {'generic':8s} {_f4(param, model, Gg, ug, m2, args.limit):26s} {generic.found}, "
-              f"{generic.count('m', 0).certificate.split(':')[0]} by the trace test "
-              f"(deviation {generic.deviation:.0e}), {generic.loops} loops, {generic.paths} paths, {tg:.1f} s",
-              flush=True)
         how = (f"its own trace test {own} (deviation {data.deviation:.0e}); " if own != "certified" else
                "certified by its own trace test, ")
         how += (f"carried from the generic points: {data.found}, {data.count('m', 0).certificate.split(':')[0]}"

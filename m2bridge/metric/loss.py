@@ -206,13 +206,12 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
         # the points: monodromy in V alone with the best A in closed form (fewer unknowns than all the weights: (2,2)
         # generic, 284 points in 12 s against 36 s), also for d' > d, where its counts agree with the weight-space ones
         # ((2,3): 92 for teacher data, 1324 generic)
-        points = profile_points
-        found = points(model, form.G_float(), form.u_float(), at_random_u.value, count.value, seed=seed,
-                       seconds=_monodromy_share(timeout, t0), progress=progress)
+        found = profile_points(model, form.G_float(), form.u_float(), at_random_u.value, count.value, seed=seed,
+                               seconds=_monodromy_share(timeout, t0), progress=progress)
         count, generic, found = _past_groebner(
             count, generic, found, _MONODROMY, t0, t1, timeout, seed,
-            lambda left, target: points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float), target, None,
-                                        seed=seed + 1, seconds=left, chart_seed=seed))
+            lambda left, target: profile_points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float), target,
+                                                None, seed=seed + 1, seconds=left, chart_seed=seed))
         real, total = found.points, found.found
         notes.append(found.note)
         _to_param_order(real, found.names, param)

@@ -21,3 +21,4 @@ bench: setup
 	.venv/bin/python bench/numeric.py
 	.venv/bin/python bench/startup.py
 	.venv/bin/python bench/parallel.py
+	.venv/bin/python bench/monodromy.py

@@ -2,14 +2,16 @@
 
 For each layer (d, d') and one generic form G (random positive definite) and target u, both systems on the same
 chart of V run the same monodromy with no count given (stopped after 8 loops without a new point), then the trace
-test; printed side by side with their points, loops, paths and seconds, and F4's exact count beside them.
+test; printed side by side with their points, loops, paths and seconds, and F4's exact count beside them; and V alone
+again with the paths split over ``--workers`` processes (the same points).
 
-Usage: python bench/monodromy.py [--cases 2,1 2,2 3,1] [--no-f4]
+Usage: python bench/monodromy.py [--cases 2,1 2,2 3,1] [--no-f4] [--workers N]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -17,6 +19,7 @@ import numpy as np
 from m2bridge import LightningAttention
 from m2bridge.exact.compute import parametrization
 from m2bridge.metric.engine import profile_count, profile_model, weight_space_count_f4
+from m2bridge.metric.homotopy import tracking_workers
 from m2bridge.metric.loss import _generic_form
 from m2bridge.metric.profile_points import profile_points
 from m2bridge.metric.weight_points import weight_space_points
@@ -27,9 +30,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", nargs="+", default=["2,1", "2,2", "3,1"], help="layers d,d' (default 2,1 2,2 3,1)")
     ap.add_argument("--no-f4", action="store_true", help="skip the exact counts")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="a third row: V alone with the paths split over this many processes (default: cores)")
     args = ap.parse_args()
     m2 = None if args.no_f4 else Macaulay2()
-    print(f"{'(d,dp)':7s} {'unknowns':9s} {'system':12s} {'points':>6s} {'loops':>5s} {'paths':>7s} {'seconds':>8s}  "
+    print(f"{'(d,dp)':7s} {'unknowns':9s} {'system':22s} {'points':>6s} {'loops':>5s} {'paths':>7s} {'seconds':>8s}  "
           "trace test            F4 (two primes)")
     for case in args.cases:
         d, e = (int(v) for v in case.split(","))
@@ -42,13 +47,18 @@ def main() -> None:
             count = (weight_space_count_f4(param, G, u, m2) if len(model.other) > len(model.linear)
                      else profile_count(model, G, u, m2))
             exact = f"{count.value} in {time.perf_counter() - t0:.1f} s"
-        for name, points, unknowns in [("V alone", profile_points, len(model.other) - 1),
-                                       ("all weights", weight_space_points, len(param.weights) - 1)]:
+        for name, points, unknowns, workers in [("V alone", profile_points, len(model.other) - 1, 1),
+                                                ("all weights", weight_space_points, len(param.weights) - 1, 1),
+                                                (f"V alone, {args.workers} processes", profile_points,
+                                                 len(model.other) - 1, args.workers)]:
+            if workers < 2 and name.endswith("processes"):
+                continue
             t0 = time.perf_counter()
-            found = points(model, np.array(G, dtype=float), np.array(u, dtype=float), None, None, seed=1)
+            with tracking_workers(workers):
+                found = points(model, np.array(G, dtype=float), np.array(u, dtype=float), None, None, seed=1)
             seconds = time.perf_counter() - t0
             trace = f"{'passes' if found.traced else 'fails'} ({found.deviation:.0e})"
-            print(f"{case:7s} {unknowns:<9d} {name:12s} {found.at_random:6d} {found.loops:5d} {found.paths:7d} "
+            print(f"{case:7s} {unknowns:<9d} {name:22s} {found.at_random:6d} {found.loops:5d} {found.paths:7d} "
                   f"{seconds:8.1f}  {trace:21s} {exact}", flush=True)
 
 

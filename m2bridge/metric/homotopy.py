@@ -112,11 +112,17 @@ class DistanceSystem:
         return _solve(self.jacobian(X), rhs)
 
 
-def _solve(J: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def _solve_many(J: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """J^-1 R for a batch of square J and matrices R (a pseudo-inverse where some J is singular)."""
     try:
-        return np.linalg.solve(J, rhs[..., None])[..., 0]
+        return np.linalg.solve(J, R)
     except np.linalg.LinAlgError:
-        return np.einsum("mij,mj->mi", np.linalg.pinv(J), rhs)
+        return np.matmul(np.linalg.pinv(J), R)
+
+
+def _solve(J: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """J^-1 rhs for a batch of square J and vectors rhs."""
+    return _solve_many(J, rhs[..., None])[..., 0]
 
 
 def newton(system: Any, X: np.ndarray, U: np.ndarray, steps: int = 3) -> tuple[np.ndarray, np.ndarray]:

@@ -204,8 +204,8 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
                  f"for this G at random targets u: {at_random_u}"]
         t1 = time.perf_counter()
         # the points: monodromy in V alone with the best A in closed form (fewer unknowns than all the weights: (2,2)
-        # generic, 284 points in 12 s against 36 s), also for d' > d, where its counts agree with the weight-space ones
-        # ((2,3): 92 for teacher data, 1324 generic)
+        # generic, 284 points in 6.9 s against 24.5 s, bench/monodromy.py), also for d' > d, where its counts agree
+        # with the weight-space ones ((2,3): 92 for teacher data, 1324 generic)
         found = profile_points(model, form.G_float(), form.u_float(), at_random_u.value, count.value, seed=seed,
                                seconds=_monodromy_share(timeout, t0), progress=progress)
         count, generic, found = _past_groebner(

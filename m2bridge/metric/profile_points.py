@@ -25,16 +25,8 @@ from typing import Any
 import numpy as np
 
 from .engine import ProfileModel
-from .homotopy import _solve, newton
+from .homotopy import _solve, _solve_many, newton
 from .weight_points import WeightPoints, WeightSystem, system_points
-
-
-def _solve_many(H: np.ndarray, R: np.ndarray) -> np.ndarray:
-    """H^-1 R for a batch of square H and matrices R (a pseudo-inverse where some H is singular)."""
-    try:
-        return np.linalg.solve(H, R)
-    except np.linalg.LinAlgError:
-        return np.matmul(np.linalg.pinv(H), R)
 
 
 class ProfileSystem:
@@ -83,15 +75,20 @@ class ProfileSystem:
         Mt = np.transpose(Mv, (0, 2, 1))
         Z = np.transpose(E, (0, 2, 1)) + np.matmul(Mt, P)  # (b, k, m)
         Zt = np.transpose(Z, (0, 2, 1))
+        PtP = np.matmul(np.transpose(P, (0, 2, 1)), P)
         if du is None:
-            return np.matmul(np.transpose(P, (0, 2, 1)), P) - np.matmul(Zt, _solve_many(H, Z)), None
+            return PtP - np.matmul(Zt, _solve_many(H, Z)), None
         W = _solve_many(H, np.concatenate([Z, np.matmul(Mt, du[:, :, None])], axis=2))
         rhs = np.matmul(du[:, None, :], P)[:, 0, :] - np.matmul(Zt, W[:, :, self.m:])[:, :, 0]
-        return np.matmul(np.transpose(P, (0, 2, 1)), P) - np.matmul(Zt, W[:, :, :self.m]), rhs
+        return PtP - np.matmul(Zt, W[:, :, :self.m]), rhs
+
+    @staticmethod
+    def _residual(P: np.ndarray, e: np.ndarray) -> np.ndarray:
+        return np.matmul(e[:, None, :], P)[:, 0, :]
 
     def residual(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
         *_, P, e = self._parts(X, U)
-        return np.matmul(e[:, None, :], P)[:, 0, :]
+        return self._residual(P, e)
 
     def jacobian(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
         Mv, H, _, _, P, e = self._parts(X, U)
@@ -100,7 +97,7 @@ class ProfileSystem:
     def residual_and_jacobian(self, X: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Both from one evaluation (a Newton step)."""
         Mv, H, _, _, P, e = self._parts(X, U)
-        return np.matmul(e[:, None, :], P)[:, 0, :], self._jacobian(Mv, H, P, e)[0]
+        return self._residual(P, e), self._jacobian(Mv, H, P, e)[0]
 
     def velocity(self, X: np.ndarray, du: np.ndarray, U: np.ndarray) -> np.ndarray:
         """dw/dt along u(t) = u_a + t du: Jac dw = -dr/dt = P^T du - Z^T H^-1 M^T du (whitened)."""

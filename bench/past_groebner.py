@@ -7,6 +7,7 @@ or, where that fails (forms under which critical points escape to infinity along
 form's points carried to the data by a coefficient-parameter homotopy (:func:`m2bridge.metric.weight_points.carry_from_generic`).
 
 Usage: python bench/past_groebner.py [--cases 2,1 2,2 2,3] [--limit SECONDS] [--generic-only] [--workers N]
+                                     [--data-seconds SECONDS] [--progress]
 """
 
 from __future__ import annotations
@@ -30,7 +31,10 @@ from m2bridge.session import Macaulay2
 
 
 def _f4(param, model, G, u, m2, limit: float) -> str:
-    """The exact count as ``m2bridge loss`` takes it (all the weights for d' > d, else V alone)."""
+    """The exact count as ``m2bridge loss`` takes it (all the weights for d' > d, else V alone); not run for
+    ``limit`` 0."""
+    if not limit:
+        return "not run"
     t0 = time.perf_counter()
     try:
         if len(model.other) > len(model.linear):
@@ -48,6 +52,10 @@ def main() -> None:
     ap.add_argument("--limit", type=float, default=900.0, help="seconds per F4 count (default 900)")
     ap.add_argument("--generic-only", action="store_true", help="the generic form alone (no data-induced form)")
     ap.add_argument("--workers", type=int, default=None, help="processes that track the paths (default: cores)")
+    ap.add_argument("--data-seconds", type=float, default=None,
+                    help="time for the data's own monodromy before the generic points are carried to it (default: "
+                         "no limit)")
+    ap.add_argument("--progress", action="store_true", help="a progress bar for each monodromy")
     args = ap.parse_args()
     with tracking_workers(args.workers or os.cpu_count()):
         _run(args)
@@ -66,7 +74,7 @@ def _run(args: argparse.Namespace) -> None:
         Gg, ug = _generic_form(param.ambient_dimension, np.random.default_rng(1))
         t0 = time.perf_counter()
         generic = profile_points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float), None, seed=1,
-                                 chart_seed=0)
+                                 chart_seed=0, progress=args.progress)
         tg = time.perf_counter() - t0
         print(f"{case:7s} {'generic':8s} {_f4(param, model, Gg, ug, m2, args.limit):26s} {generic.found}, "
               f"{generic.count('m', 0).certificate.split(':')[0]} by the trace test "
@@ -75,7 +83,8 @@ def _run(args: argparse.Namespace) -> None:
         if args.generic_only:
             continue
         t0 = time.perf_counter()
-        data = profile_points(model, form.G_float(), form.u_float(), None, seed=0)
+        data = profile_points(model, form.G_float(), form.u_float(), None, seed=0, seconds=args.data_seconds,
+                              progress=args.progress)
         own = data.count("monodromy", 0).certificate.split(":")[0]
         found = data.found
         data = carry_from_generic(data, generic, seed=0) if own != "certified" else data

@@ -500,6 +500,75 @@ def test_a_generic_forms_points_carried_to_the_frobenius_form_are_eckart_young()
     assert np.abs(carried.points.imag).max() < 1e-8
 
 
+def test_failed_paths_are_tracked_again_on_their_own_homotopy_and_around_on_the_trace_line(monkeypatch):
+    # fault injection on the quadric cone above: one path's first try fails. The form homotopy tracks it again on the
+    # same gamma (tracked alone on another gamma it may end on another path's point: another homotopy, other pairings)
+    # and still ends at the 2 Eckart-Young points; the trace test, whose straight segments lose a path on every line,
+    # routes it through a midpoint (the trace is the sum over the solutions, whichever path reaches them) and passes
+    from m2bridge.metric import homotopy
+
+    y = sympy.symbols("y_1:5")
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((4, 4))
+    generic = homotopy.DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, A.T @ A + np.eye(4))
+    frobenius = homotopy.DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, np.eye(4))
+    start, u0 = homotopy.seed(generic, rng)
+    points = homotopy.monodromy(generic, start, u0, rng, stall=10).points
+    real_track, gammas = homotopy.track, set()
+
+    def flaky(system, X0, ua, ub, *args, **kwargs):
+        X, ok = real_track(system, X0, ua, ub, *args, **kwargs)
+        if isinstance(system, homotopy.FormHomotopy):
+            gammas.add(system.gamma)
+            first_try = kwargs.get("max_step", 0.2) == 0.2 and np.allclose(ua, 0)
+        else:  # the trace test's straight segments (all the points at once), not its detours
+            first_try = len(X0) == len(points) and kwargs.get("max_steps") == 20000
+        if first_try:
+            ok = ok.copy()
+            ok[0] = False
+        return X, ok
+
+    monkeypatch.setattr(homotopy, "track", flaky)
+    u = rng.standard_normal(4)
+    carried = homotopy.form_homotopy(generic, frobenius, points, u0, u, rng)
+    assert len(gammas) == 1 and carried.complete and carried.lost == 0 and len(carried.points) == 2
+    U, S, Vt = np.linalg.svd(u.reshape(2, 2))
+    svd = sorted(tuple(np.round(S[i] * np.outer(U[:, i], Vt[i]).ravel(), 8)) for i in range(2))
+    assert sorted(tuple(np.round(p[:4].real, 8)) for p in carried.points) == svd
+    passed, deviation = homotopy.trace_test(generic, points, u0, rng)
+    assert passed and deviation < 1e-7
+    assert not homotopy.trace_test(generic, points[1:], u0, rng)[0]
+
+
+def test_new_points_drops_exactly_the_near_repeats():
+    # the k-d tree lookup against the definition: a candidate is dropped when within tol * max(1, |c|_inf) (max norm
+    # of the complex entries) of a known point or of an earlier kept candidate
+    from m2bridge.metric.homotopy import _new_points
+
+    def by_definition(known, candidates, tol=1e-6):
+        out = []
+        for c in candidates:
+            ref = np.vstack([known] + [np.array(out).reshape(-1, c.size)])
+            if not len(ref) or np.abs(ref - c).max(axis=1).min() > tol * max(1.0, np.abs(c).max()):
+                out.append(c)
+        return np.array(out).reshape(-1, candidates.shape[1])
+
+    rng = np.random.default_rng(0)
+    base = (rng.standard_normal((400, 3)) + 1j * rng.standard_normal((400, 3))) * rng.choice([0.1, 1, 100], (400, 1))
+    # repeats closer than tol, farther than tol, and near the boundary of the ball in one complex entry (no two near
+    # repeats of one point, which could be farther than tol from each other: then both are kept, by definition)
+    nudge = np.zeros(3, dtype=complex)
+    nudge[1] = 0.9e-6 * (1 + 1j) / np.sqrt(2)
+    apart = np.zeros((80, 3), dtype=complex)
+    apart[:, 0] = 1e-5 * np.maximum(1.0, np.abs(base[:80]).max(axis=1))
+    candidates = np.vstack([base[100:], base[200:300] * (1 + 3e-7), base[:80] + apart, base[300:] + nudge])
+    candidates = candidates[rng.permutation(len(candidates))]
+    for known in (base[:150], np.zeros((0, 3))):
+        kept = _new_points(known, candidates)
+        assert np.array_equal(kept, by_definition(known, candidates))
+        assert len(kept) == (250 if len(known) else 300) + 80
+
+
 def test_a_count_the_trace_test_cannot_certify_is_carried_from_the_generic_form():
     # rank-one 2 x 3 matrices s w^T on the chart s_1 = 1: generic ED degree 10 (Draisma et al. 2016, the Segre
     # P^1 x P^2), Frobenius form 2 (Eckart-Young). A data set missing one point (as a failed trace test leaves it) is

@@ -561,12 +561,18 @@ def test_new_points_drops_exactly_the_near_repeats():
     nudge[1] = 0.9e-6 * (1 + 1j) / np.sqrt(2)
     apart = np.zeros((80, 3), dtype=complex)
     apart[:, 0] = 1e-5 * np.maximum(1.0, np.abs(base[:80]).max(axis=1))
-    candidates = np.vstack([base[100:], base[200:300] * (1 + 3e-7), base[:80] + apart, base[300:] + nudge])
-    candidates = candidates[rng.permutation(len(candidates))]
+    # 1.2 tol along (1 + i) / sqrt 2: inside the k-d tree's ball of real and imaginary parts, outside the complex one
+    outside = np.zeros((50, 3), dtype=complex)
+    outside[:, 2] = 1.2e-6 * np.maximum(1.0, np.abs(base[350:]).max(axis=1)) * (1 + 1j) / np.sqrt(2)
+    chain = np.array([[5, 5, 5], [5 + 4e-6, 5, 5], [5 + 8e-6, 5, 5]], dtype=complex)  # gaps 0.8 tol (tol x 5)
+    candidates = np.vstack([base[100:], base[200:300] * (1 + 3e-7), base[:80] + apart, base[300:] + nudge,
+                            base[350:] + outside])
+    candidates = np.vstack([candidates[rng.permutation(len(candidates))], chain])
     for known in (base[:150], np.zeros((0, 3))):
         kept = _new_points(known, candidates)
         assert np.array_equal(kept, by_definition(known, candidates))
-        assert len(kept) == (250 if len(known) else 300) + 80
+        # the chain keeps its ends (1.6 tol apart), drops its middle: compared with kept candidates only
+        assert len(kept) == (250 if len(known) else 300) + 80 + 50 + 2
 
 
 def test_a_count_the_trace_test_cannot_certify_is_carried_from_the_generic_form():

@@ -211,7 +211,7 @@ def _track(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, min_step
     active = np.ones(m, dtype=bool)
     steps = np.zeros(m, dtype=np.int64)
     bound = 1e8 * np.maximum(1.0, np.abs(X).max(axis=1))  # a path past this diverges: stop it as failed
-    for _ in range(50000):
+    for _ in range(max(50000, max_steps + 1)):
         idx = np.nonzero(active)[0]
         if idx.size == 0:
             break
@@ -269,8 +269,9 @@ def _new_points(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6) ->
     """The candidates not within ``tol`` (relative: times max(1, |c|_inf)) of a known point or of an earlier kept
     candidate, in the max norm of the complex entries. Neighbours are looked up in k-d trees on the real and
     imaginary parts (a ball in their max norm contains the complex one), so tens of thousands of points take
-    seconds, not minutes."""
+    seconds, not minutes. Rows with an entry that is not finite are no points: dropped."""
     m = candidates.shape[1]
+    candidates = candidates[np.isfinite(candidates).all(axis=1)]
     if not len(candidates):
         return candidates.reshape(0, m)
     radius = tol * np.maximum(1.0, np.abs(candidates).max(axis=1))
@@ -484,7 +485,7 @@ def trace_test(system: Any, points: np.ndarray, u0: np.ndarray, rng: np.random.G
     still fail or two paths end at the same point (a path jumped) says nothing: another random line is tried, up to
     ``tries``; (False, inf) if none is clean, (False, nan) if a leg ends past ``seconds``. (When ``points`` are
     complete, the ends are every solution on the line whatever the route; when not, a detour may swap in a point
-    outside their continuation, which can only make the test fail.)"""
+    outside their continuation, and the test then fails but for a coincidence of probability zero.)"""
     coords = coordinates or (lambda X, U: X[:, :system.n])
     stop = None if seconds is None else time.monotonic() + seconds
     best = float("inf")

@@ -6,15 +6,17 @@ with no count given, certified by the trace test at the generic form, and at the
 or, where that fails (forms under which critical points escape to infinity along a line of targets), by the generic
 form's points carried to the data by a coefficient-parameter homotopy (:func:`m2bridge.metric.weight_points.carry_from_generic`).
 
-Usage: python bench/past_groebner.py [--cases 2,1 2,2 2,3] [--limit SECONDS] [--generic-only] [--workers N]
-                                     [--data-seconds SECONDS] [--progress]
+Usage: python bench/past_groebner.py [--cases 2,1 2,2 2,3] [--limit SECONDS] [--generic-only | --data-only]
+                                     [--workers N] [--data-seconds SECONDS] [--progress] [--save DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import pickle
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -50,12 +52,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", nargs="+", default=["2,1", "2,2", "2,3"], help="layers d,d' (default 2,1 2,2 2,3)")
     ap.add_argument("--limit", type=float, default=900.0, help="seconds per F4 count (default 900)")
-    ap.add_argument("--generic-only", action="store_true", help="the generic form alone (no data-induced form)")
+    forms = ap.add_mutually_exclusive_group()
+    forms.add_argument("--generic-only", action="store_true", help="the generic form alone (no data-induced form)")
+    forms.add_argument("--data-only", action="store_true",
+                       help="the data-induced form alone, certified by its own trace test (no generic form to carry)")
     ap.add_argument("--workers", type=int, default=None, help="processes that track the paths (default: cores)")
     ap.add_argument("--data-seconds", type=float, default=None,
                     help="time for the data's own monodromy before the generic points are carried to it (default: "
                          "no limit)")
     ap.add_argument("--progress", action="store_true", help="a progress bar for each monodromy")
+    ap.add_argument("--save", type=Path, default=None,
+                    help="pickle each form's system, solutions and targets to DIR/<d><dp>_<form>.pkl (to test again)")
     args = ap.parse_args()
     with tracking_workers(args.workers or os.cpu_count()):
         _run(args)
@@ -72,29 +79,45 @@ def _run(args: argparse.Namespace) -> None:
         form = data_form(param, generate_dataset(arch, max(5, param.ambient_dimension // (2 * e) + 2), seed=0,
                                                  noise=0.5))
         Gg, ug = _generic_form(param.ambient_dimension, np.random.default_rng(1))
-        t0 = time.perf_counter()
-        generic = profile_points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float), None, seed=1,
-                                 chart_seed=0, progress=args.progress)
-        tg = time.perf_counter() - t0
-        print(f"{case:7s} {'generic':8s} {_f4(param, model, Gg, ug, m2, args.limit):26s} {generic.found}, "
-              f"{generic.count('m', 0).certificate.split(':')[0]} by the trace test "
-              f"(deviation {generic.deviation:.0e}), {generic.loops} loops, {generic.paths} paths, {tg:.1f} s",
-              flush=True)
+        generic = None if args.data_only else _generic(case, param, model, Gg, ug, m2, args)
         if args.generic_only:
             continue
         t0 = time.perf_counter()
         data = profile_points(model, form.G_float(), form.u_float(), None, seed=0, seconds=args.data_seconds,
                               progress=args.progress)
+        _save(args.save, case, "data", data)
         own = data.count("monodromy", 0).certificate.split(":")[0]
         found = data.found
-        data = carry_from_generic(data, generic, seed=0) if own != "certified" else data
+        data = carry_from_generic(data, generic, seed=0) if own != "certified" and generic is not None else data
         td = time.perf_counter() - t0
         how = (f"its own trace test {own} (deviation {data.deviation:.0e}); " if own != "certified" else
-               "certified by its own trace test, ")
+               f"certified by its own trace test (deviation {data.deviation:.0e}), {data.loops} loops, {data.paths} paths,")
         how += (f"carried from the generic points: {data.found}, {data.count('m', 0).certificate.split(':')[0]}"
                 if data.carried else "")
         print(f"{case:7s} {'data':8s} {_f4(param, model, form.G_rational(), form.u, m2, args.limit):26s} {found} "
               f"by monodromy, {how} {td:.1f} s (with the carrying)", flush=True)
+
+
+def _save(folder: Path | None, case: str, form: str, points) -> None:
+    """The system, solutions (at the targets) and targets of one form, pickled for another test."""
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / f"{case.replace(',', '')}_{form}.pkl", "wb") as f:
+            pickle.dump({"system": points.system, "solutions": points.solutions, "u": points.u}, f)
+
+
+def _generic(case: str, param, model, Gg, ug, m2, args: argparse.Namespace):
+    """The generic form's points by monodromy (no count given), printed beside F4's count."""
+    t0 = time.perf_counter()
+    generic = profile_points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float), None, seed=1,
+                             chart_seed=0, progress=args.progress)
+    tg = time.perf_counter() - t0
+    print(f"{case:7s} {'generic':8s} {_f4(param, model, Gg, ug, m2, args.limit):26s} {generic.found}, "
+          f"{generic.count('m', 0).certificate.split(':')[0]} by the trace test "
+          f"(deviation {generic.deviation:.0e}), {generic.loops} loops, {generic.paths} paths, {tg:.1f} s",
+          flush=True)
+    _save(args.save, case, "generic", generic)
+    return generic
 
 
 if __name__ == "__main__":

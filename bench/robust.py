@@ -37,8 +37,8 @@ def _monodromy(g, n: int, seed: int) -> str:
     rng = np.random.default_rng(seed)
     X, u0 = homotopy.seed(system, rng)
     result = homotopy.monodromy(system, X, u0, rng, stall=30)
-    ok, dev = homotopy.trace_test(system, result.points, u0, rng)
-    return (f"{len(result.points)} (trace test {'passed' if ok else 'FAILED'}, {dev:.0e}) "
+    trace = homotopy.trace_test(system, result.points, u0, rng)
+    return (f"{len(result.points)} (trace test {'passed' if trace.passed else 'FAILED'}, {trace.describe()}) "
             f"{time.perf_counter() - t0:.1f} s")
 
 

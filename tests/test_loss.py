@@ -235,7 +235,7 @@ def test_the_smallest_block_is_counted_with_its_mlp_weights_absorbed():
     assert power_block(parametrization(Network([Attention(2, 2, d_out=1), MLP(2, 2)], tokens=2))) is None
 
 
-def test_the_weight_space_trace_test_certifies_the_monodromy_and_rejects_a_subset(m2):
+def test_the_weight_space_trace_test_certifies_the_monodromy_and_rejects_a_subset(m2, monkeypatch):
     # (2,1): monodromy without the exact count stops by its stall rule; the trace test in the coordinates c must pass
     # on all 14 points (the count of Lagrange on the quartic, test above) and fail when one is left out
     from m2bridge.exact.compute import parametrization
@@ -261,13 +261,23 @@ def test_the_weight_space_trace_test_certifies_the_monodromy_and_rejects_a_subse
     start, _ = newton(system, x0[None, :], u0[None, :])
     points = monodromy(system, start, u0, rng, target=14).points
     coords = lambda X, U: system.parts(X)[0]  # noqa: E731
-    assert len(points) == 14 and trace_test(system, points, u0, rng, coordinates=coords)[0]
-    assert not trace_test(system, points[1:], u0, rng, coordinates=coords)[0]
+    complete = trace_test(system, points, u0, rng, coordinates=coords)
+    assert len(points) == 14 and complete.passed and complete.margin < 1e-6
+    subset = trace_test(system, points[1:], u0, rng, coordinates=coords)
+    # the margin's yardstick: one missing point deviates from affine as much as a typical point does on its own
+    assert not subset.passed and 1e-2 < subset.margin < 1e2
     # out of time inside a loop (its first leg ends past the limit): the loop is dropped, the points kept
     late = monodromy(system, points[:5], u0, rng, target=14, seconds=1e-4)
     assert late.loops == 1 and len(late.points) == 5 and late.paths == 5
-    stopped, deviation = trace_test(system, points, u0, rng, coordinates=coords, seconds=1e-4)
-    assert not stopped and np.isnan(deviation)
+    stopped = trace_test(system, points, u0, rng, coordinates=coords, seconds=1e-4)
+    assert not stopped.passed and np.isnan(stopped.deviation)
+    # the margin decides where the summed size would not: a deviation far under 1e-7 of the sum fails when a typical
+    # point's own deviation from affine is not a thousand times larger (a missing point could hide in it)
+    from m2bridge.metric import homotopy
+
+    monkeypatch.setattr(homotopy, "_typical_deviation", lambda *args: 1e-30)
+    hidden = trace_test(system, points, u0, rng, coordinates=coords)
+    assert hidden.deviation < 1e-7 and hidden.margin > 1e-3 and not hidden.passed
 
 
 def test_the_profile_systems_derivatives_are_those_of_its_residual_and_its_zeros_are_weight_space_critical():
@@ -500,7 +510,7 @@ def test_a_generic_forms_points_carried_to_the_frobenius_form_are_eckart_young()
     frobenius = DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, np.eye(4))
     start, u0 = seed(generic, rng)
     points = monodromy(generic, start, u0, rng, stall=10).points
-    assert len(points) == 6 and trace_test(generic, points, u0, rng)[0]
+    assert len(points) == 6 and trace_test(generic, points, u0, rng).passed
     u = rng.standard_normal(4)
     carried = form_homotopy(generic, frobenius, points, u0, u, rng)
     assert carried.complete and carried.paths == 6 and carried.ended_elsewhere == 4 and len(carried.points) == 2
@@ -545,9 +555,9 @@ def test_failed_paths_are_tracked_again_on_their_own_homotopy_and_around_on_the_
     U, S, Vt = np.linalg.svd(u.reshape(2, 2))
     svd = sorted(tuple(np.round(S[i] * np.outer(U[:, i], Vt[i]).ravel(), 8)) for i in range(2))
     assert sorted(tuple(np.round(p[:4].real, 8)) for p in carried.points) == svd
-    passed, deviation = homotopy.trace_test(generic, points, u0, rng)
-    assert passed and deviation < 1e-7
-    assert not homotopy.trace_test(generic, points[1:], u0, rng)[0]
+    trace = homotopy.trace_test(generic, points, u0, rng)
+    assert trace.passed and trace.deviation < 1e-7 and trace.margin < 1e-3
+    assert not homotopy.trace_test(generic, points[1:], u0, rng).passed
 
 
 def test_new_points_drops_exactly_the_near_repeats():
@@ -621,7 +631,7 @@ def test_the_loss_carries_the_generic_points_where_the_datas_trace_test_fails(m2
     # (2,1), every exact count stopped at once: the trace test is made to fail for the data's form (as it does for
     # forms under which critical points escape to infinity), so the data's count comes from the generic form's 14
     # points (certified by their trace test) carried to the data: 14, Lagrange's count on the quartic (test above)
-    from m2bridge.metric import weight_points
+    from m2bridge.metric import homotopy, weight_points
     from m2bridge.metric.loss import loss_report
 
     arch = LightningAttention((2, 1), 2, 2)
@@ -632,7 +642,9 @@ def test_the_loss_carries_the_generic_points_where_the_datas_trace_test_fails(m2
     def failing_for_the_data(system, *args, **kwargs):
         if not data_G:
             data_G.append(system.G.copy())  # the data's monodromy runs first
-        return (False, 1e-2) if np.array_equal(system.G, data_G[0]) else real_trace_test(system, *args, **kwargs)
+        if np.array_equal(system.G, data_G[0]):
+            return homotopy.TraceTest(False, 1e-2)
+        return real_trace_test(system, *args, **kwargs)
 
     monkeypatch.setattr(weight_points, "trace_test", failing_for_the_data)
     _exact_counts_run_past_their_limit(monkeypatch, m2)
@@ -648,7 +660,7 @@ def test_paths_lost_on_the_way_to_the_data_are_found_by_monodromy_at_the_data(m2
     # (2,1) has 14 critical points (Lagrange on the quartic, test above); four of them are dropped on the way to the
     # data, and monodromy at the data itself must find them again
     from m2bridge.exact.compute import parametrization
-    from m2bridge.metric import weight_points
+    from m2bridge.metric import homotopy, weight_points
     from m2bridge.metric.data import data_form
 
     arch = LightningAttention((2, 1), 2, 2)

@@ -86,8 +86,8 @@ def test_monodromy_with_trace_test_equals_exact_count_and_rejects_a_subset(m2):
     X, u0 = homotopy.seed(system, rng)
     result = homotopy.monodromy(system, X, u0, rng, stall=30)
     assert len(result.points) == exact.value
-    assert homotopy.trace_test(system, result.points, u0, rng)[0]
-    assert not homotopy.trace_test(system, result.points[1:], u0, rng)[0]  # one missing: the trace is not affine
+    assert homotopy.trace_test(system, result.points, u0, rng).passed
+    assert not homotopy.trace_test(system, result.points[1:], u0, rng).passed  # one missing: the trace is not affine
     report = robustness_report(arch, clf, seed=4, runs=0, m2=m2, method="monodromy")
     assert report.ed_degree.value == exact.value and report.ed_degree.certificate.startswith("trace test passed")
 
@@ -185,7 +185,7 @@ def test_monodromy_is_seeded_on_every_component_over_the_complex_numbers(m2):
     rng = np.random.default_rng(0)
     X, u0 = homotopy.seed(system, rng)
     result = homotopy.monodromy(system, X, u0, rng, stall=10)
-    assert len(result.points) == 2 and homotopy.trace_test(system, result.points, u0, rng)[0]
+    assert len(result.points) == 2 and homotopy.trace_test(system, result.points, u0, rng).passed
 
 
 def test_tiny_input_is_taken_exactly(m2, tmp_path):

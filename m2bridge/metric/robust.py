@@ -277,12 +277,12 @@ def _all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: n
     system = homotopy.DistanceSystem(g, n)
     X, u0 = homotopy.seed(system, rng)
     result = homotopy.monodromy(system, X, u0, rng, target=target, stall=30 if target is None else 60)
-    passed, deviation = homotopy.trace_test(system, result.points, u0, rng)
+    trace = homotopy.trace_test(system, result.points, u0, rng)
     loops, paths = result.loops, result.paths
     method = f"monodromy ({loops} loops, {paths} paths)"
     count = Count(len(result.points), method,
-                  f"trace test passed (the trace is affine to {deviation:.1e})" if passed else
-                  f"lower bound: the trace test failed (deviation {deviation:.1e}), so solutions may be missing",
+                  f"trace test passed (the trace is affine: {trace.describe()})" if trace.passed else
+                  f"lower bound: the trace test failed ({trace.describe()}), so solutions may be missing",
                   {}, time.perf_counter() - t0)
     pts = homotopy.track_all(system, result.points, u0, u.astype(complex), rng)
     return pts, f"{method}, tracked to X0", count

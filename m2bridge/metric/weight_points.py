@@ -22,8 +22,8 @@ import sympy
 from tqdm import tqdm
 
 from .engine import Count, CriticalPoint, ProfileModel
-from .homotopy import (MonodromyResult, _monomials, _new_points, _solve, form_homotopy, monodromy, monomial_table, newton,
-                       trace_test, track_all)
+from .homotopy import (MonodromyResult, TraceTest, _monomials, _new_points, _solve, form_homotopy, monodromy,
+                       monomial_table, newton, trace_test, track_all)
 
 
 class _FormSystem:
@@ -168,6 +168,7 @@ class WeightPoints:
     names: list[Any] = field(default_factory=list)  # the weights, in the order of each point's ``weights``
     at_random: int = 0  # critical points found at the random complex target (before tracking to the data)
     deviation: float = float("inf")  # the trace test's relative deviation from affine (inf: not run)
+    margin: float = float("nan")  # that deviation against one typical point's own (TraceTest.margin)
     solutions: np.ndarray | None = None  # every complex solution found at the data's u (weight space)
     system: Any = None  # the system solved (its form G)
     u: np.ndarray | None = None  # the targets
@@ -181,7 +182,8 @@ class WeightPoints:
         if self.carried:
             how = self.carried
         elif self.traced and self.found == self.at_random:
-            how = (f"certified: the trace test passes at a random complex target (deviation {self.deviation:.1e}) and "
+            how = (f"certified: the trace test passes at a random complex target "
+                   f"({TraceTest(True, self.deviation, self.margin).describe()}) and "
                    f"the data has as many distinct solutions ({self.at_random}: tracked there, and by monodromy at the "
                    "data where a path did not arrive), the most that any target can have")
         elif self.traced:
@@ -230,10 +232,9 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
     def time_left() -> float | None:
         return None if seconds is None else max(1.0, seconds - (time.monotonic() - started))
 
-    traced, deviation = trace_test(system, result.points, u0, rng, coordinates=system.coordinates,
-                                   seconds=time_left())
+    trace = trace_test(system, result.points, u0, rng, coordinates=system.coordinates, seconds=time_left())
     rounds = 0
-    while (target is None and not traced and rounds < 4 and len(result.points)
+    while (target is None and not trace.passed and rounds < 4 and len(result.points)
            and (seconds is None or time.monotonic() - started < seconds)):
         # no exact count: a failed trace test says points are missing, so monodromy goes on (longer loops)
         rounds += 1
@@ -243,8 +244,8 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
         result = MonodromyResult(more.points, u0, result.loops + more.loops, result.paths + more.paths)
         if not grew:
             break
-        traced, deviation = trace_test(system, result.points, u0, rng, coordinates=system.coordinates,
-                                       seconds=time_left())
+        trace = trace_test(system, result.points, u0, rng, coordinates=system.coordinates, seconds=time_left())
+    traced, deviation = trace.passed, trace.deviation
     ends = track_all(system, result.points, u0, np.asarray(u, dtype=complex), rng)
     found = len(result.points)
     filled = ""
@@ -259,7 +260,7 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
     complete = (found == target or (target is None and traced)) and len(ends) == (found if at_u is None else at_u)
     how = (f"the exact count is {target}" if target is not None else "no exact count") + (
         "; the trace test (the sum of the points c along a random complex line of targets is affine) "
-        + ((("passes" if traced else "fails") + f", deviation {deviation:.1e}") if np.isfinite(deviation) else
+        + ((("passes" if traced else "fails") + f", {trace.describe()}") if np.isfinite(deviation) else
            "was stopped: the run's time left (--timeout) ran out" if np.isnan(deviation) else
            "could not be run: on every random line tried a path failed or two met"))
     each = f" ({per_function} solutions per critical function)" if per_function > 1 else ""
@@ -269,8 +270,8 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
                "the count or the points are wrong, so neither is certified" if at_u is not None and len(ends) > at_u
                else ": some critical points may be missing, so the real ones listed are a subset"))
     return WeightPoints(_listed(system, ends, u, per_function), len(ends) // per_function, target, result.loops,
-                        result.paths, complete, note, traced, system.names, found // per_function, deviation, ends,
-                        system, np.asarray(u, dtype=complex), per_function)
+                        result.paths, complete, note, traced, system.names, found // per_function, deviation,
+                        trace.margin, ends, system, np.asarray(u, dtype=complex), per_function)
 
 
 def _listed(system: Any, ends: np.ndarray, u: np.ndarray, per_function: int) -> list[CriticalPoint]:

@@ -497,6 +497,41 @@ def test_counts_past_their_time_limit_come_from_monodromy_with_the_trace_test(m2
     assert m2.to_python("1 + 1") == 2  # the interrupted session still works
 
 
+def test_a_form_homotopy_between_one_systems_two_forms_evaluates_the_map_once_with_the_same_values():
+    # (2,1) in all the weights: for two forms of one system (the same chart) the homotopy evaluates c and J once per
+    # point; its residual, Jacobian (against central differences of the residual) and velocity are those of the
+    # definition gamma (1 - s) F_a + s F_b computed from each system on its own
+    from m2bridge.exact.compute import parametrization
+    from m2bridge.metric.homotopy import FormHomotopy
+    from m2bridge.metric.weight_points import WeightSystem
+
+    arch = LightningAttention((2, 1), 2, 2)
+    model = profile_model(parametrization(arch))
+    rng = np.random.default_rng(7)
+    chart = np.linalg.qr(rng.standard_normal((2, 2)))[0]
+    n = len(model.M)
+    Ga, Gb = (np.eye(n) + (lambda B: B @ B.T / n)(rng.standard_normal((n, n))) for _ in range(2))
+    a, b = WeightSystem(model, Ga, chart), WeightSystem(model, Gb, chart)
+    ua, ub = rng.standard_normal(n) + 1j * rng.standard_normal(n), rng.standard_normal(n)
+    shared, each = (FormHomotopy(a, b, ua, ub, complex(np.exp(2.1j))) for _ in range(2))
+    each.shared = False
+    other_chart = WeightSystem(model, Gb, chart[:, ::-1])
+    assert shared.shared and a.shares_map(b.with_form(Ga)) and not FormHomotopy(a, other_chart, ua, ub, 1).shared
+    X = rng.standard_normal((5, a.unknowns)) + 1j * rng.standard_normal((5, a.unknowns))
+    S = rng.uniform(size=(5, 1))
+    F, J = shared.residual_and_jacobian(X, S)
+    assert np.allclose(F, each.residual(X, S)) and np.allclose(F, shared.residual(X, S))
+    assert np.allclose(J, each.jacobian(X, S)) and np.allclose(J, shared.jacobian(X, S))
+    h = 1e-6
+    for k in range(a.unknowns):
+        e = np.zeros(a.unknowns)
+        e[k] = h
+        numeric = (each.residual(X + e, S) - each.residual(X - e, S)) / (2 * h)
+        assert np.allclose(J[:, :, k], numeric, rtol=1e-5, atol=1e-6)
+    ds = np.full(5, 0.3)
+    assert np.allclose(shared.velocity(X, ds, S), each.velocity(X, ds, S))
+
+
 def test_a_generic_forms_points_carried_to_the_frobenius_form_are_eckart_young():
     # rank-one 2 x 2 matrices (the quadric y1 y4 - y2 y3): a generic form has 2 (n - 1) = 6 critical points (a smooth
     # quadric cone in C^4, Draisma et al. 2016), the Frobenius form 2 (Eckart-Young: the two singular triples). The

@@ -57,6 +57,43 @@ class _FormSystem:
         """The system in all the weights and the solutions X in it (here the system itself)."""
         return self, X
 
+    def shares_map(self, other: Any) -> bool:
+        """Whether ``other`` is this system for another form (the same parametrization and chart): a
+        :class:`.homotopy.FormHomotopy` between them then evaluates the map once per point, not twice."""
+        return type(other) is type(self) and all(np.array_equal(x, y) for x, y in zip(self._map(), other._map()))
+
+    def residual(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
+        parts = self.evaluate(X)
+        return self.gradient_from(parts, (parts[0] - U) @ self.G)
+
+    def jacobian(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
+        """J^T G J plus the second derivatives of c contracted with G (c - u): half the loss's Hessian."""
+        parts = self.evaluate(X)
+        return self.hessian_from(parts, (parts[0] - U) @ self.G, [(None, self.G)])
+
+    def velocity(self, X: np.ndarray, du: np.ndarray, U: np.ndarray) -> np.ndarray:
+        """dx/dt along u(t) = u_a + t du: (J^T G J + S) dx = J^T G du."""
+        parts = self.evaluate(X)
+        return _solve(self.hessian_from(parts, (parts[0] - U) @ self.G, [(None, self.G)]),
+                      self.gradient_from(parts, du @ self.G))
+
+    def residual_and_jacobian(self, X: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Both from one evaluation (for Newton's method)."""
+        parts = self.evaluate(X)
+        g = (parts[0] - U) @ self.G
+        return self.gradient_from(parts, g), self.hessian_from(parts, g, [(None, self.G)])
+
+    @staticmethod
+    def gradient_from(parts: tuple, g: np.ndarray) -> np.ndarray:
+        """J^T g at every point (``parts`` from :meth:`evaluate`, g one row per point)."""
+        return np.matmul(g[:, None, :], parts[1])[:, 0, :]
+
+    @staticmethod
+    def _gram(J: np.ndarray, forms: list[tuple[np.ndarray | None, np.ndarray]]) -> np.ndarray:
+        """J^T (sum_i w_i G_i) J, the weights w_i one per point (None: 1)."""
+        GJ = sum((G @ J) * (1 if w is None else w[:, None, None]) for w, G in forms)
+        return np.matmul(np.transpose(J, (0, 2, 1)), GJ)
+
 
 class WeightSystem(_FormSystem):
     """J(x)^T G (c(x) - u) = 0 in x = (w, a), c = M(C (1, w)) a; ``n`` the number of coordinates (parameters u)."""
@@ -81,27 +118,20 @@ class WeightSystem(_FormSystem):
         Ba = (self.B[1:].reshape(m * n, k) @ a.T).reshape(m, n, b).transpose(2, 1, 0)
         return c, np.concatenate([Ba, Mv], axis=2)
 
-    def residual(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
-        c, J = self.parts(X)
-        return np.matmul(((c - U) @ self.G)[:, None, :], J)[:, 0, :]
+    def _map(self) -> tuple:
+        return (self.B,)
 
-    def _hessian(self, c: np.ndarray, J: np.ndarray, U: np.ndarray) -> np.ndarray:
-        H = np.matmul(np.transpose(J, (0, 2, 1)), self.G @ J)
-        g = (c - U) @ self.G  # (b, n)
+    def evaluate(self, X: np.ndarray) -> tuple:
+        return self.parts(X)
+
+    def hessian_from(self, parts: tuple, g: np.ndarray, forms: list) -> np.ndarray:
+        """J^T (sum_i w_i G_i) J plus the mixed second derivatives of c contracted with g (g = G (c - u): half the
+        loss's Hessian)."""
+        H = self._gram(parts[1], forms)
         T = (g @ self.B[1:].transpose(1, 0, 2).reshape(self.n, self.m * self.k)).reshape(-1, self.m, self.k)
         H[:, :self.m, self.m:] += T
         H[:, self.m:, :self.m] += np.transpose(T, (0, 2, 1))
         return H
-
-    def jacobian(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
-        """J^T G J plus the mixed second derivatives of c contracted with G (c - u): half the loss's Hessian."""
-        c, J = self.parts(X)
-        return self._hessian(c, J, U)
-
-    def velocity(self, X: np.ndarray, du: np.ndarray, U: np.ndarray) -> np.ndarray:
-        """dx/dt along u(t) = u_a + t du: (J^T G J + S) dx = J^T G du."""
-        c, J = self.parts(X)
-        return _solve(self._hessian(c, J, U), np.matmul((du @ self.G)[:, None, :], J)[:, 0, :])
 
     def weights(self, x: np.ndarray) -> np.ndarray:
         """The weights (a, v) of a solution, in the order of ``names``."""
@@ -136,20 +166,15 @@ class PolynomialSystem(_FormSystem):
         c, J, _ = self._all(X)
         return c, J
 
-    def residual(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
-        c, J, _ = self._all(X)
-        return np.matmul(((c - U) @ self.G)[:, None, :], J)[:, 0, :]
+    def _map(self) -> tuple:
+        return (self.exponents, self.coefficients)
 
-    def _hessian(self, c, J, H, U) -> np.ndarray:
-        return np.matmul(np.transpose(J, (0, 2, 1)), self.G @ J) + np.einsum("bk,bkij->bij", (c - U) @ self.G, H)
+    def evaluate(self, X: np.ndarray) -> tuple:
+        return self._all(X)
 
-    def jacobian(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
-        """J^T G J plus the second derivatives of c contracted with G (c - u): half the loss's Hessian."""
-        return self._hessian(*self._all(X), U)
-
-    def velocity(self, X: np.ndarray, du: np.ndarray, U: np.ndarray) -> np.ndarray:
-        c, J, H = self._all(X)
-        return _solve(self._hessian(c, J, H, U), np.matmul((du @ self.G)[:, None, :], J)[:, 0, :])
+    def hessian_from(self, parts: tuple, g: np.ndarray, forms: list) -> np.ndarray:
+        """J^T (sum_i w_i G_i) J plus the second derivatives of c contracted with g."""
+        return self._gram(parts[1], forms) + np.einsum("bk,bkij->bij", g, parts[2])
 
     def weights(self, x: np.ndarray) -> np.ndarray:
         return self.W0 + self.N @ x

@@ -62,7 +62,8 @@ def main() -> None:
                          "no limit)")
     ap.add_argument("--progress", action="store_true", help="a progress bar for each monodromy")
     ap.add_argument("--save", type=Path, default=None,
-                    help="pickle each form's system, solutions and targets to DIR/<d><dp>_<form>.pkl (to test again)")
+                    help="pickle each form's system, solutions and targets to DIR/<d><dp>_<form>.pkl (to test again; "
+                         "the data's as its own monodromy found them, before any carrying)")
     args = ap.parse_args()
     with tracking_workers(args.workers or os.cpu_count()):
         _run(args)

@@ -59,7 +59,7 @@ class _FormSystem:
 
     def shares_map(self, other: Any) -> bool:
         """Whether ``other`` is this system for another form (the same parametrization and chart): a
-        :class:`.homotopy.FormHomotopy` between them then evaluates the map once per point, not twice."""
+        :class:`.homotopy.FormHomotopy` between them then evaluates the map once per point for both."""
         return type(other) is type(self) and all(np.array_equal(x, y) for x, y in zip(self._map(), other._map()))
 
     def residual(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:

@@ -35,7 +35,7 @@ def main() -> None:
     args = ap.parse_args()
     m2 = None if args.no_f4 else Macaulay2()
     print(f"{'(d,dp)':7s} {'unknowns':9s} {'system':22s} {'points':>6s} {'loops':>5s} {'paths':>7s} {'seconds':>8s}  "
-          "trace test            F4 (two primes)")
+          "trace test                        F4 (two primes)")
     for case in args.cases:
         d, e = (int(v) for v in case.split(","))
         param = parametrization(LightningAttention((d, e), d, 2))
@@ -57,9 +57,9 @@ def main() -> None:
             with tracking_workers(workers):
                 found = points(model, np.array(G, dtype=float), np.array(u, dtype=float), None, None, seed=1)
             seconds = time.perf_counter() - t0
-            trace = f"{'passes' if found.traced else 'fails'} ({found.deviation:.0e})"
+            trace = f"{'passes' if found.traced else 'fails'} ({found.deviation:.0e}, margin {found.margin:.0e})"
             print(f"{case:7s} {unknowns:<9d} {name:22s} {found.at_random:6d} {found.loops:5d} {found.paths:7d} "
-                  f"{seconds:8.1f}  {trace:21s} {exact}", flush=True)
+                  f"{seconds:8.1f}  {trace:33s} {exact}", flush=True)
 
 
 if __name__ == "__main__":

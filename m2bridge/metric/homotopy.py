@@ -474,15 +474,15 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     after ``seconds``, and a loop whose leg ends past them is dropped; ``on_loop`` gets the number of solutions after
     each loop). ``orbit``: the images of solutions under a symmetry of the system (points -> their images, stacked),
     added with every new solution. ``patient``: every
-    loop gets the large step budget (the slow paths to the last points); so does every loop after one that added
-    under 1% of the points, none included (before: only after two loops without a new point; at tens of thousands of
-    points every loop found a few: (4,1), +3 to +20 a loop at 36000, so the slow paths never got their budget)."""
+    loop gets the large step budget (the slow paths to the last points), as do loops after two without a new point.
+    (Giving it after every loop that adds under 1% was tried and not kept: (2,2) and (3,1) ran the same loops and
+    paths; (4,1)'s data-induced form then took 6 to 7 min a loop for +1 point near 35955, where the generic form
+    without it had taken about 5 min a loop for +1 to +3: other forms, so no gain shown.)"""
     def closed(X: np.ndarray) -> np.ndarray:
         return X if orbit is None or not len(X) else np.vstack([X, orbit(X)])
 
     sols = _new_points(np.zeros((0, system.unknowns)), closed(seed_points))
     loops = paths = quiet = 0
-    trickle = False  # the last loop added under 1% of the points (none included): the slow paths lead to the last
     scale = max(1.0, float(np.abs(u0).max()))
     stop = None if seconds is None else time.monotonic() + seconds
     while (loops < max_loops and (target is None or len(sols) < target) and quiet < stall
@@ -490,8 +490,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         loops += 1
         u1 = u0 + scale * (rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n))
         u2 = u0 + scale * (rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n))
-        slow = patient or trickle
-        budget = 20000 if slow else 2000  # stalled or trickling: let the slow paths (to the last points) arrive
+        budget = 2000 if quiet < 2 and not patient else 20000  # stalled: let the slow paths (to the last points) arrive
         X, ok = track(system, sols, u0, u1, max_steps=budget)
         if stop is not None and time.monotonic() > stop:  # out of time: the loop is dropped, the points kept
             paths += len(sols)
@@ -505,7 +504,6 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         fresh = _new_points(sols, X[ok3])
         if orbit is not None and len(fresh):  # their partners too (sols stays closed under the symmetry)
             fresh = _new_points(sols, closed(fresh))
-        trickle = len(fresh) < 0.01 * len(sols)
         if len(fresh):
             sols = np.vstack([sols, fresh])
             quiet = 0

@@ -35,6 +35,7 @@ from .resources import PACKAGE_NAME, m2script, m2scripts_dir
 M2_ARGS = ["--no-debug", "--silent", "-q", "--no-readline", "--no-prompts", "--no-preload",
            "--print-width", "0"]
 ENV_EXECUTABLE = "M2BRIDGE_M2"
+_WAIT = 0.25  # seconds per select while M2 computes (see Macaulay2._read_until)
 
 
 def find_m2(executable: str | None = None) -> str:
@@ -188,7 +189,10 @@ class Macaulay2:
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
                 raise _Expired(b"".join(chunks))
-            ready, _, _ = select.select([fd], [], [], 3600 if remaining is None else remaining)
+            # short waits: Python runs a Ctrl-C handler only when the main thread runs Python code again, and a
+            # SIGINT that the kernel hands to another thread (IPython's history thread, a kernel's, a pool's) does not
+            # wake this select (an hour-long wait left a kernel interrupt of `while true do 1` unheard under load)
+            ready, _, _ = select.select([fd], [], [], _WAIT if remaining is None else min(_WAIT, remaining))
             if not ready:
                 continue
             try:

@@ -84,6 +84,31 @@ def test_deadline_interrupts_m2_and_the_session_stays_usable(m2):
     assert m2.eval("1+1") == "2"
 
 
+def test_ctrl_c_that_the_kernel_hands_to_another_thread_still_interrupts_m2(m2):
+    # the kernel may hand a process's SIGINT to any of its threads (IPython's, a Jupyter kernel's, a pool's); Python
+    # runs the handler in the main thread only when that thread runs Python code again, so a session waiting in one
+    # long select never heard it (a kernel interrupt of `while true do 1` hung under load). Here the main thread
+    # blocks SIGINT, so the timer's thread gets it; the 60 s limit turns the old hang into a failure
+    import threading
+
+    from m2bridge.errors import M2Timeout
+
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()  # before the mask: the timer's thread does not block SIGINT
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            try:
+                m2.eval("while true do 1", timeout=60)
+            except M2Timeout:
+                pytest.fail("Ctrl-C unheard until the time limit")
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        timer.cancel()
+    assert time.monotonic() - t0 < 20 and m2.eval("6*7") == "42"
+
+
 def test_sigint_stops_a_running_exact_job(m2):
     proc = subprocess.Popen([sys.executable, "-m", "m2bridge.cli", "implicit", "--dims", "3,1", "--ranks", "3",
                              "--tokens", "2", "--algorithm", "kernel"], stdout=subprocess.PIPE,

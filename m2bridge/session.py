@@ -190,8 +190,8 @@ class Macaulay2:
             if remaining is not None and remaining <= 0:
                 raise _Expired(b"".join(chunks))
             # short waits: Python runs a Ctrl-C handler only when the main thread runs Python code again, and a
-            # SIGINT that the kernel hands to another thread (IPython's history thread, a kernel's, a pool's) does not
-            # wake this select (an hour-long wait left a kernel interrupt of `while true do 1` unheard under load)
+            # SIGINT that the kernel hands to another thread (where the main thread blocks it) does not wake this
+            # select, which used to wait up to an hour
             ready, _, _ = select.select([fd], [], [], _WAIT if remaining is None else min(_WAIT, remaining))
             if not ready:
                 continue

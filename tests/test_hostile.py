@@ -85,10 +85,10 @@ def test_deadline_interrupts_m2_and_the_session_stays_usable(m2):
 
 
 def test_ctrl_c_that_the_kernel_hands_to_another_thread_still_interrupts_m2(m2):
-    # the kernel may hand a process's SIGINT to any of its threads (IPython's, a Jupyter kernel's, a pool's); Python
-    # runs the handler in the main thread only when that thread runs Python code again, so a session waiting in one
-    # long select never heard it (a kernel interrupt of `while true do 1` hung under load). Here the main thread
-    # blocks SIGINT, so the timer's thread gets it; the 60 s limit turns the old hang into a failure
+    # the kernel hands a process's SIGINT to another thread where the main thread blocks it; Python runs the handler
+    # in the main thread only when that thread runs Python code again, so a session waiting in one long select (up
+    # to an hour) did not hear it. Here the main thread blocks SIGINT, so the timer's thread gets it; the 60 s limit
+    # turns the old wait into a failure
     import threading
 
     from m2bridge.errors import M2Timeout

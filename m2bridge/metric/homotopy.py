@@ -343,25 +343,28 @@ class FormHomotopy:
         return self.gamma * (1 - s), s, ua, ub
 
     def _shared(self, X: np.ndarray, S: np.ndarray):
-        """The map's values at X, the two weights and the gradients g_a = G_a (c - u_a), g_b."""
+        """The map's values at X, the two weights, the gradients g_a = G_a (c - u_a), g_b and their combination g
+        (H = J^T g)."""
         wa, wb, _, _ = self._parts(X, S)
         parts = self.a.evaluate(X)
         c = parts[0]
-        return parts, wa, wb, (c - self.ua) @ self.a.G, (c - self.ub) @ self.b.G
+        ga, gb = (c - self.ua) @ self.a.G, (c - self.ub) @ self.b.G
+        return parts, wa, wb, ga, gb, wa[:, None] * ga + wb[:, None] * gb
 
-    def _hessian(self, parts: tuple, wa: np.ndarray, wb: np.ndarray, ga: np.ndarray, gb: np.ndarray) -> np.ndarray:
-        return self.a.hessian_from(parts, wa[:, None] * ga + wb[:, None] * gb, [(wa, self.a.G), (wb, self.b.G)])
+    def _hessian(self, parts: tuple, wa: np.ndarray, wb: np.ndarray, g: np.ndarray) -> np.ndarray:
+        return self.a.hessian_from(parts, g, [(wa, self.a.G), (wb, self.b.G)])
 
     def residual(self, X: np.ndarray, S: np.ndarray) -> np.ndarray:
         if self.shared:
-            parts, wa, wb, ga, gb = self._shared(X, S)
-            return self.a.gradient_from(parts, wa[:, None] * ga + wb[:, None] * gb)
+            parts, *_, g = self._shared(X, S)
+            return self.a.gradient_from(parts, g)
         wa, wb, ua, ub = self._parts(X, S)
         return wa[:, None] * self.a.residual(X, ua) + wb[:, None] * self.b.residual(X, ub)
 
     def jacobian(self, X: np.ndarray, S: np.ndarray) -> np.ndarray:
         if self.shared:
-            return self._hessian(*self._shared(X, S))
+            parts, wa, wb, _, _, g = self._shared(X, S)
+            return self._hessian(parts, wa, wb, g)
         wa, wb, ua, ub = self._parts(X, S)
         return wa[:, None, None] * self.a.jacobian(X, ua) + wb[:, None, None] * self.b.jacobian(X, ub)
 
@@ -369,16 +372,15 @@ class FormHomotopy:
         """Both from one evaluation of the map where it is shared (for Newton's method)."""
         if not self.shared:
             return self.residual(X, S), self.jacobian(X, S)
-        parts, wa, wb, ga, gb = self._shared(X, S)
-        return (self.a.gradient_from(parts, wa[:, None] * ga + wb[:, None] * gb),
-                self._hessian(parts, wa, wb, ga, gb))
+        parts, wa, wb, _, _, g = self._shared(X, S)
+        return self.a.gradient_from(parts, g), self._hessian(parts, wa, wb, g)
 
     def velocity(self, X: np.ndarray, ds: np.ndarray, S: np.ndarray) -> np.ndarray:
         """dx/dt along s(t) = s_a + t ds: J dx = -dH/dt = ds (gamma F_a - F_b)."""
         ds = np.asarray(ds, dtype=complex).reshape(-1, 1)
         if self.shared:
-            parts, wa, wb, ga, gb = self._shared(X, S)
-            return _solve(self._hessian(parts, wa, wb, ga, gb), self.a.gradient_from(parts, ds * (self.gamma * ga - gb)))
+            parts, wa, wb, ga, gb, g = self._shared(X, S)
+            return _solve(self._hessian(parts, wa, wb, g), self.a.gradient_from(parts, ds * (self.gamma * ga - gb)))
         _, _, ua, ub = self._parts(X, S)
         rhs = ds * (self.gamma * self.a.residual(X, ua) - self.b.residual(X, ub))
         return _solve(self.jacobian(X, S), rhs)
@@ -567,8 +569,7 @@ def trace_test(system: Any, points: np.ndarray, u0: np.ndarray, rng: np.random.G
             traces.append(coords(X, u0 + s * v).sum(axis=0))
         if not clean:
             continue
-        ratio = svals[2] / svals[1]
-        off = float(np.abs(traces[2] - traces[0] - (traces[1] - traces[0]) * ratio).max())
+        off = float(np.abs(_off_affine(traces, svals)).max())
         size = max(1.0, float(np.abs(coords(points, u0)).sum()))
         best = off / size
         one = _typical_deviation(system, points, u0, v, svals, coords, sample)
@@ -579,6 +580,11 @@ def trace_test(system: Any, points: np.ndarray, u0: np.ndarray, rng: np.random.G
         margin = float("nan") if np.isnan(one) else off / one
         return TraceTest(best < 1e-7 and not margin >= 1e-3, best, margin)
     return TraceTest(False, best)
+
+
+def _off_affine(values: list[np.ndarray], svals: list[complex]) -> np.ndarray:
+    """How far the values at s_2 are from the line through those at s_0 = 0 and s_1 (the trace test's measure)."""
+    return values[2] - values[0] - (values[1] - values[0]) * (svals[2] / svals[1])
 
 
 def _typical_deviation(system: Any, points: np.ndarray, u0: np.ndarray, v: np.ndarray, svals: list[complex],
@@ -598,7 +604,7 @@ def _typical_deviation(system: Any, points: np.ndarray, u0: np.ndarray, v: np.nd
         arrived &= ok
     if not arrived.any():
         return 0.0
-    off = np.abs(ends[2] - ends[0] - (ends[1] - ends[0]) * (svals[2] / svals[1]))[arrived].max(axis=1)
+    off = np.abs(_off_affine(ends, svals))[arrived].max(axis=1)
     sizes = np.maximum(1.0, np.abs(ends[0][arrived]).max(axis=1))
     one = float(np.median(off))
     return one if one > 1e-9 * float(np.median(sizes)) else float("nan")

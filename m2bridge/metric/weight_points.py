@@ -62,25 +62,26 @@ class _FormSystem:
         :class:`.homotopy.FormHomotopy` between them then evaluates the map once per point for both."""
         return type(other) is type(self) and all(np.array_equal(x, y) for x, y in zip(self._map(), other._map()))
 
-    def residual(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
+    def _at(self, X: np.ndarray, U: np.ndarray) -> tuple[tuple, np.ndarray]:
+        """The map's values at X and g = G (c - u)."""
         parts = self.evaluate(X)
-        return self.gradient_from(parts, (parts[0] - U) @ self.G)
+        return parts, (parts[0] - U) @ self.G
+
+    def residual(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
+        return self.gradient_from(*self._at(X, U))
 
     def jacobian(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
         """J^T G J plus the second derivatives of c contracted with G (c - u): half the loss's Hessian."""
-        parts = self.evaluate(X)
-        return self.hessian_from(parts, (parts[0] - U) @ self.G, [(None, self.G)])
+        return self.hessian_from(*self._at(X, U), [(None, self.G)])
 
     def velocity(self, X: np.ndarray, du: np.ndarray, U: np.ndarray) -> np.ndarray:
         """dx/dt along u(t) = u_a + t du: (J^T G J + S) dx = J^T G du."""
-        parts = self.evaluate(X)
-        return _solve(self.hessian_from(parts, (parts[0] - U) @ self.G, [(None, self.G)]),
-                      self.gradient_from(parts, du @ self.G))
+        parts, g = self._at(X, U)
+        return _solve(self.hessian_from(parts, g, [(None, self.G)]), self.gradient_from(parts, du @ self.G))
 
     def residual_and_jacobian(self, X: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Both from one evaluation (for Newton's method)."""
-        parts = self.evaluate(X)
-        g = (parts[0] - U) @ self.G
+        parts, g = self._at(X, U)
         return self.gradient_from(parts, g), self.hessian_from(parts, g, [(None, self.G)])
 
     @staticmethod

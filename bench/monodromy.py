@@ -1,11 +1,13 @@
-"""Monodromy for the loss's critical points in V alone (the best A in closed form) against all the weights.
+"""Monodromy for the loss's critical points: kept loops of reach 3 against a fresh loop of reach 1 every round.
 
-For each layer (d, d') and one generic form G (random positive definite) and target u, both systems on the same
-chart of V run the same monodromy with no count given (stopped after 8 loops without a new point), then the trace
-test; printed side by side with their points, loops, paths and seconds, and F4's exact count beside them; and V alone
-again with the paths split over ``--workers`` processes (the same points).
+For each layer (d, d') and one generic form G (random positive definite) and target u, monodromy in V alone (the best
+A in closed form) with no count given (stopped after 3 fresh loops without a new point, then the trace test), once
+with the former strategy (a fresh random loop every round, through points at the distance of |u0| from u0) and once
+with the current one (loops kept and reused, each point pushed once through each, at 3 times that distance); printed
+side by side with their points, loops, paths and seconds, and F4's exact count beside them; then the current one
+with the paths split over ``--workers`` processes (the same points) and, with ``--all-weights``, in all the weights.
 
-Usage: python bench/monodromy.py [--cases 2,1 2,2 3,1] [--no-f4] [--workers N]
+Usage: python bench/monodromy.py [--cases 2,1 2,2 3,1] [--no-f4] [--workers N] [--all-weights]
 """
 
 from __future__ import annotations
@@ -13,13 +15,16 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from functools import partial
+from unittest import mock
 
 import numpy as np
 
 from m2bridge import LightningAttention
 from m2bridge.exact.compute import parametrization
 from m2bridge.metric.engine import profile_count, profile_model, weight_space_count_f4
-from m2bridge.metric.homotopy import tracking_workers
+from m2bridge.metric import weight_points as wp
+from m2bridge.metric.homotopy import monodromy, tracking_workers
 from m2bridge.metric.loss import _generic_form
 from m2bridge.metric.profile_points import profile_points
 from m2bridge.metric.weight_points import weight_space_points
@@ -32,9 +37,10 @@ def main() -> None:
     ap.add_argument("--no-f4", action="store_true", help="skip the exact counts")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="a third row: V alone with the paths split over this many processes (default: cores)")
+    ap.add_argument("--all-weights", action="store_true", help="a fourth row: monodromy in all the weights")
     args = ap.parse_args()
     m2 = None if args.no_f4 else Macaulay2()
-    print(f"{'(d,dp)':7s} {'unknowns':9s} {'system':22s} {'points':>6s} {'loops':>5s} {'paths':>7s} {'seconds':>8s}  "
+    print(f"{'(d,dp)':7s} {'unknowns':9s} {'system':24s} {'points':>6s} {'loops':>5s} {'paths':>7s} {'seconds':>8s}  "
           "trace test                        F4 (two primes)")
     for case in args.cases:
         d, e = (int(v) for v in case.split(","))
@@ -47,18 +53,21 @@ def main() -> None:
             count = (weight_space_count_f4(param, G, u, m2) if len(model.other) > len(model.linear)
                      else profile_count(model, G, u, m2))
             exact = f"{count.value} in {time.perf_counter() - t0:.1f} s"
-        for name, points, unknowns, workers in [("V alone", profile_points, len(model.other) - 1, 1),
-                                                ("all weights", weight_space_points, len(param.weights) - 1, 1),
-                                                (f"V alone, {args.workers} processes", profile_points,
-                                                 len(model.other) - 1, args.workers)]:
+        rows = [("V alone, former", profile_points, len(model.other) - 1, 1, False),
+                ("V alone", profile_points, len(model.other) - 1, 1, True),
+                (f"V alone, {args.workers} processes", profile_points, len(model.other) - 1, args.workers, True)]
+        if args.all_weights:
+            rows.append(("all weights", weight_space_points, len(param.weights) - 1, 1, True))
+        for name, points, unknowns, workers, current in rows:
             if workers < 2 and name.endswith("processes"):
                 continue
+            strategy = monodromy if current else partial(monodromy, reuse=False, reach=1.0)
             t0 = time.perf_counter()
-            with tracking_workers(workers):
+            with tracking_workers(workers), mock.patch.object(wp, "monodromy", strategy):
                 found = points(model, np.array(G, dtype=float), np.array(u, dtype=float), None, None, seed=1)
             seconds = time.perf_counter() - t0
             trace = f"{'passes' if found.traced else 'fails'} ({found.deviation:.0e}, margin {found.margin:.0e})"
-            print(f"{case:7s} {unknowns:<9d} {name:22s} {found.at_random:6d} {found.loops:5d} {found.paths:7d} "
+            print(f"{case:7s} {unknowns:<9d} {name:24s} {found.at_random:6d} {found.loops:5d} {found.paths:7d} "
                   f"{seconds:8.1f}  {trace:33s} {exact}", flush=True)
 
 

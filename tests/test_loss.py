@@ -268,7 +268,7 @@ def test_the_weight_space_trace_test_certifies_the_monodromy_and_rejects_a_subse
     assert not subset.passed and 1e-2 < subset.margin < 1e2
     # out of time inside a loop (its first leg ends past the limit): the loop is dropped, the points kept
     late = monodromy(system, points[:5], u0, rng, target=14, seconds=1e-4)
-    assert late.loops == 1 and len(late.points) == 5 and late.paths == 5
+    assert late.loops == 3 and len(late.points) == 5 and late.paths == 3 * 5  # each point into each kept loop
     stopped = trace_test(system, points, u0, rng, coordinates=coords, seconds=1e-4)
     assert not stopped.passed and np.isnan(stopped.deviation)
     # the margin decides where the summed size would not: a deviation far under 1e-7 of the sum fails when a typical
@@ -553,6 +553,37 @@ def test_a_generic_forms_points_carried_to_the_frobenius_form_are_eckart_young()
     svd = sorted(tuple(np.round(S[i] * np.outer(U[:, i], Vt[i]).ravel(), 8)) for i in range(2))
     assert sorted(tuple(np.round(p[:4].real, 8)) for p in carried.points) == svd
     assert np.abs(carried.points.imag).max() < 1e-8
+
+
+def test_monodromy_pushes_each_point_once_through_each_kept_loop(monkeypatch):
+    # the quadric cone above, 6 critical points: kept loops take points in more than one round (a fresh loop every
+    # round, the former strategy, never does) and no point goes twice through the same loop (the first legs u0 -> u1,
+    # with the small step budget: a retry of a failed path has the large one); the points are the same 6 as the
+    # former strategy's
+    from m2bridge.metric import homotopy
+
+    y = sympy.symbols("y_1:5")
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((4, 4))
+    system = homotopy.DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, A.T @ A + np.eye(4))
+    start, u0 = homotopy.seed(system, rng)
+    real_track, first_legs, rounds = homotopy.track, [], []
+
+    def recording(system, X0, ua, ub, *args, **kwargs):
+        if np.ndim(ua) == 1 and np.array_equal(ua, u0) and kwargs.get("max_steps") == 2000:
+            ub = np.broadcast_to(ub, X0.shape[:1] + np.shape(ub)[-1:])
+            first_legs.extend((tuple(np.round(x, 6)), tuple(np.round(u, 6))) for x, u in zip(X0, ub))
+            rounds.append({tuple(np.round(u, 6)) for u in ub})
+        return real_track(system, X0, ua, ub, *args, **kwargs)
+
+    monkeypatch.setattr(homotopy, "track", recording)
+    kept = homotopy.monodromy(system, start, u0, np.random.default_rng(4), stall=10)
+    assert len(kept.points) == 6 and len(first_legs) == len(set(first_legs)) > 0
+    assert any(a & b for i, a in enumerate(rounds) for b in rounds[:i])  # a loop reused in a later round
+    first_legs.clear(), rounds.clear()
+    fresh = homotopy.monodromy(system, start, u0, np.random.default_rng(4), stall=10, reuse=False)
+    assert len(homotopy._new_points(kept.points, fresh.points)) == 0 and len(fresh.points) == 6
+    assert not any(a & b for i, a in enumerate(rounds) for b in rounds[:i])
 
 
 def test_failed_paths_are_tracked_again_on_their_own_homotopy_and_around_on_the_trace_line(monkeypatch):

@@ -586,6 +586,39 @@ def test_monodromy_pushes_each_point_once_through_each_kept_loop(monkeypatch):
     assert not any(a & b for i, a in enumerate(rounds) for b in rounds[:i])
 
 
+def test_a_pair_whose_path_fails_goes_through_its_loop_again_with_the_large_budget(monkeypatch):
+    # fault injection on the quadric cone: the first path into a kept loop fails; once every kept loop has seen every
+    # point, that pair (point, loop) is tracked again, once, with the large step budget, and all 6 points are found
+    from m2bridge.metric import homotopy
+
+    y = sympy.symbols("y_1:5")
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((4, 4))
+    system = homotopy.DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, A.T @ A + np.eye(4))
+    start, u0 = homotopy.seed(system, rng)
+    real_track, tries = homotopy.track, []
+
+    def flaky(system, X0, ua, ub, *args, **kwargs):
+        X, ok = real_track(system, X0, ua, ub, *args, **kwargs)
+        if np.ndim(ua) == 1 and np.array_equal(ua, u0):  # a first leg
+            ub = np.broadcast_to(ub, X0.shape[:1] + np.shape(ub)[-1:])
+            pair = (tuple(np.round(X0[0], 6)), tuple(np.round(ub[0], 6)))
+            if not tries:
+                ok = ok.copy()
+                ok[0] = False
+                tries.append((pair, kwargs.get("max_steps")))
+            else:
+                tries.extend((p, kwargs.get("max_steps")) for p in
+                             zip((tuple(np.round(x, 6)) for x in X0), (tuple(np.round(u, 6)) for u in ub))
+                             if p == tries[0][0])
+        return X, ok
+
+    monkeypatch.setattr(homotopy, "track", flaky)
+    found = homotopy.monodromy(system, start, u0, np.random.default_rng(4), stall=10)
+    assert len(found.points) == 6
+    assert [budget for _, budget in tries] == [2000, 20000]
+
+
 def test_failed_paths_are_tracked_again_on_their_own_homotopy_and_around_on_the_trace_line(monkeypatch):
     # fault injection on the quadric cone above: one path's first try fails. The form homotopy tracks it again on the
     # same gamma (tracked alone on another gamma it may end on another path's point: another homotopy, other pairings)

@@ -482,7 +482,8 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     after its first rounds). When every kept loop has seen every point, the pairs whose paths failed are tracked
     again with the large step budget, and then a fresh loop is drawn and all the points pushed through it; ``stall``
     counts the fresh loops that find nothing. With ``reuse=False`` every round is a fresh loop through all the
-    points (the former strategy, kept for comparison). ``max_loops``: the most loops drawn.
+    points (the former strategy, kept for comparison). ``max_loops``: the most loops drawn (and 20 times as many
+    rounds: a guard, never reached in the runs measured).
 
     Larger loops move more points: a loop of the size of u0 leaves some points fixed, and the last points are found
     by the rare loops that move them. Measured, (2,2) generic, 284 points, six seeds: paths to all of them, kept
@@ -504,11 +505,11 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         u1, u2 = (u0 + scale * (rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n)) for _ in "12")
         return [u1, u2, 0]
 
-    kept = [draw() for _ in range(width if reuse else 0)]
+    kept = [draw() for _ in range(min(width, max_loops) if reuse else 0)]
     failed: list[tuple[np.ndarray, int]] = []  # (points, loop) whose paths failed with the small budget
     rounds = paths = quiet = 0
     stop = None if seconds is None else time.monotonic() + seconds
-    while ((target is None or len(sols) < target) and quiet < stall and rounds < 20 * max_loops
+    while (len(sols) and (target is None or len(sols) < target) and quiet < stall and rounds < 20 * max_loops
            and (stop is None or time.monotonic() < stop)):
         pairs = [(np.arange(loop[2], len(sols)), j) for j, loop in enumerate(kept) if reuse and loop[2] < len(sols)]
         budget = 20000 if patient else 2000
@@ -527,7 +528,8 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             kept[j][2] = len(sols)
         idx = np.concatenate([p for p, _ in pairs])
         loop = np.concatenate([np.full(len(p), j) for p, j in pairs])
-        U1, U2 = np.array([kept[j][0] for j in loop]), np.array([kept[j][1] for j in loop])
+        legs = np.array([k[:2] for k in kept])  # (loops, 2, n): u1 and u2 of each
+        U1, U2 = legs[loop, 0], legs[loop, 1]
         X, ok = track(system, sols[idx], u0, U1, max_steps=budget)
         paths += len(idx)
         if stop is not None and time.monotonic() > stop:  # out of time: the round is dropped, the points kept

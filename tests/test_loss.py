@@ -555,6 +555,18 @@ def test_a_generic_forms_points_carried_to_the_frobenius_form_are_eckart_young()
     assert np.abs(carried.points.imag).max() < 1e-8
 
 
+def _quadric_cone_start():
+    """The rank-one 2 x 2 matrices (the quadric cone y1 y4 - y2 y3) with a generic form (6 critical points), and the
+    seed points at a random complex target u0."""
+    from m2bridge.metric import homotopy
+
+    y = sympy.symbols("y_1:5")
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((4, 4))
+    system = homotopy.DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, A.T @ A + np.eye(4))
+    return (system, *homotopy.seed(system, rng))
+
+
 def test_monodromy_pushes_each_point_once_through_each_kept_loop(monkeypatch):
     # the quadric cone above, 6 critical points: kept loops take points in more than one round (a fresh loop every
     # round, the former strategy, never does) and no point goes twice through the same loop (the first legs u0 -> u1,
@@ -562,11 +574,7 @@ def test_monodromy_pushes_each_point_once_through_each_kept_loop(monkeypatch):
     # former strategy's
     from m2bridge.metric import homotopy
 
-    y = sympy.symbols("y_1:5")
-    rng = np.random.default_rng(3)
-    A = rng.standard_normal((4, 4))
-    system = homotopy.DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, A.T @ A + np.eye(4))
-    start, u0 = homotopy.seed(system, rng)
+    system, start, u0 = _quadric_cone_start()
     real_track, first_legs, rounds = homotopy.track, [], []
 
     def recording(system, X0, ua, ub, *args, **kwargs):
@@ -591,11 +599,7 @@ def test_a_pair_whose_path_fails_goes_through_its_loop_again_with_the_large_budg
     # point, that pair (point, loop) is tracked again, once, with the large step budget, and all 6 points are found
     from m2bridge.metric import homotopy
 
-    y = sympy.symbols("y_1:5")
-    rng = np.random.default_rng(3)
-    A = rng.standard_normal((4, 4))
-    system = homotopy.DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, A.T @ A + np.eye(4))
-    start, u0 = homotopy.seed(system, rng)
+    system, start, u0 = _quadric_cone_start()
     real_track, tries = homotopy.track, []
 
     def flaky(system, X0, ua, ub, *args, **kwargs):

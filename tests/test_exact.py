@@ -184,9 +184,9 @@ def test_installed_package_scripts_and_docs(m2, tmp_path, monkeypatch):
     out = subprocess.run([exe, "--script", "s.m2"], cwd=folder, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().startswith(f"{{{res.dimension}, {res.degree},")
-    # the installed package: its TESTs pass, its docs are there, lightningParametrization agrees with Python
+    # the installed package: its docs are there, lightningParametrization agrees with Python (its TESTs run in
+    # test_bridge.py's test_package_loads_and_its_tests_pass: `check` costs about 45 s, once is enough)
     code = (script.read_text().split("-- m2bridge:")[0]
-            + 'check "AttentionGeometry";\n'
             + 'assert(#(help lightningParametrization) > 0);\n'
             + "I = implicitEquations lightningParametrization(2, 1, 2, 2);\n"
             + "print toString append(take(imageInfo I, 2), numgens I);\n")
@@ -477,9 +477,10 @@ def test_degree_through_a_chart_of_a_deep_network_and_its_failures(m2, monkeypat
 
 
 @pytest.mark.parametrize("arch", [LightningAttention((2, 1, 1), (2, 1), 2),
-                                  LightningAttention((2, 1, 1), (1, 1), 2, heads=2, value_ranks=1, causal=True)])
+                                  LightningAttention((2, 1, 1), (1, 1), 2, heads=(1, 2), value_ranks=1, causal=True)])
 def test_deep_parametrization_from_flint_equals_sympys(arch):
-    # deep attention networks are parametrized with python-flint; the sympy expansion must give the same map
+    # deep attention networks are parametrized with python-flint; the sympy expansion must give the same map (two
+    # heads in the second layer: in the first, sympy's expansion alone takes 40 s to 100 s)
     from m2bridge.exact.parametrization import build_parametrization
 
     flint, plain = parametrization(arch), build_parametrization(arch)

@@ -100,8 +100,10 @@ def _run(args: argparse.Namespace) -> None:
         td = time.perf_counter() - t0
         how = (f"its own trace test {own} (deviation {data.deviation:.0e}); " if own != "certified" else
                f"certified by its own trace test (deviation {data.deviation:.0e}), {data.loops} loops, {data.paths} paths,")
-        how += (f"carried from the generic points: {data.found}, {data.count('m', 0).certificate.split(':')[0]}"
-                if data.carried else "")
+        if data.carried:
+            how += f"carried from the generic points: {data.found}, {data.count('m', 0).certificate.split(':')[0]}"
+        elif generic is not None and generic.complete and own != "certified":  # why not, from the note
+            how += "carrying the generic points did not certify: " + data.note.rsplit("; ", 1)[-1]
         print(f"{case:7s} {'data':8s} {_f4(param, model, form.G_rational(), form.u, m2, args.limit):26s} {found} "
               f"by monodromy, {how} {td:.1f} s (with the carrying)", flush=True)
 

@@ -543,7 +543,8 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         arrived = np.zeros(len(idx), dtype=bool)
         arrived[np.nonzero(ok)[0][np.nonzero(ok2)[0][ok3]]] = True
         if reuse and budget < 20000:
-            failed += [(idx[~arrived & (loop == j)], j) for _, j in pairs if (~arrived & (loop == j)).any()]
+            lost = ~arrived
+            failed += [(idx[lost & (loop == j)], j) for j in np.unique(loop[lost])]
         fresh = _new_points(sols, X[ok3])
         if orbit is not None and len(fresh):  # their partners too (sols stays closed under the symmetry)
             fresh = _new_points(sols, closed(fresh))

@@ -698,11 +698,15 @@ def test_new_points_drops_exactly_the_near_repeats():
         assert len(kept) == (250 if len(known) else 300) + 80 + 50 + 2
 
 
-def test_a_count_the_trace_test_cannot_certify_is_carried_from_the_generic_form():
+def test_a_count_the_trace_test_cannot_certify_is_carried_from_the_generic_form(monkeypatch):
     # rank-one 2 x 3 matrices s w^T on the chart s_1 = 1: generic ED degree 10 (Draisma et al. 2016, the Segre
     # P^1 x P^2), Frobenius form 2 (Eckart-Young). A data set missing one point (as a failed trace test leaves it) is
-    # completed and certified by the generic form's 10 points carried to it; a generic set that is not complete
-    # certifies nothing
+    # completed and certified by the generic form's 10 points carried to it; a path lost before the end game is made
+    # up for by a point found at the data that no path reached, and by nothing else; a generic set that is not
+    # complete certifies nothing
+    import dataclasses
+
+    from m2bridge.metric import weight_points
     from m2bridge.metric.weight_points import PolynomialSystem, carry_from_generic, system_points
 
     s1, s2, w1, w2, w3 = weights = sympy.symbols("s1 s2 w1 w2 w3")
@@ -724,6 +728,23 @@ def test_a_count_the_trace_test_cannot_certify_is_carried_from_the_generic_form(
     U, S, Vt = np.linalg.svd(u.reshape(2, 3))
     best = min(p.loss for p in carried.points)
     assert best == pytest.approx(S[1] ** 2, rel=1e-8)  # Eckart-Young: the distance to rank one is sigma_2
+    both = system_points(frobenius, u, None, None, seed=1)
+    drop, real = both.solutions[0], weight_points.form_homotopy
+
+    def losing(*args, **kwargs):  # the path that ends at `drop` is lost before the end game
+        res = real(*args, **kwargs)
+        k = int(np.argmin(np.abs(res.points - drop).max(axis=1)))
+        return dataclasses.replace(res, points=np.delete(res.points, k, axis=0), lost=res.lost + 1)
+
+    monkeypatch.setattr(weight_points, "form_homotopy", losing)
+    made_up = carry_from_generic(both, generic, seed=3)
+    assert made_up.carried and made_up.count("monodromy", 0).value == 2
+    assert "1 paths lost before the end game, and as many points found at the data" in made_up.note
+    other = system_points(frobenius, u, None, None, seed=1)
+    other.solutions, other.found = other.solutions[1:], 1  # the lost path's end is not among them
+    short = carry_from_generic(other, generic, seed=3)
+    assert not short.carried and "1 paths lost before the end game, so the count stays a lower bound" in short.note
+    monkeypatch.undo()
     generic.complete = False
     again = system_points(frobenius, u, None, None, seed=1)
     again.found, again.solutions = 1, again.solutions[:1]

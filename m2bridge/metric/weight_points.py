@@ -320,8 +320,10 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0)
     is), the generic form's complete set (certified by its trace test or its exact count) is carried to the data's form and targets by
     :func:`.homotopy.form_homotopy` on the same chart. Every isolated nonsingular critical point at the data ends one
     of its paths, so when every path reaches the end game and no two end together, the distinct nonsingular ends
-    are all of them: a certified count. ``data`` unchanged where the generic set is not complete, or where the
-    carried ends do not contain every point found at the data (then something is wrong and nothing is certified)."""
+    are all of them: a certified count. Where L paths are lost before the end game, each critical point at the data
+    that no path reached ends one of the L: so if the points found at the data add exactly L to the ends, they are all
+    of them too. ``data`` unchanged where the generic set is not complete, or where the carried ends do not contain
+    every point found at the data beyond those L (then something is wrong and nothing is certified)."""
     if not generic.complete or generic.solutions is None or data.solutions is None or not len(generic.solutions):
         return data
     rng = np.random.default_rng(seed + 43)
@@ -331,12 +333,20 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0)
     system_b, found = data.system.in_weights(data.solutions, data.u)
     res = form_homotopy(system_a, system_b, start, generic.u, data.u, rng)
     ends = res.points
-    missing = len(_new_points(ends, found)) if len(ends) else len(found)
+    extra = _new_points(ends, found)
+    missing = len(extra)
+    regular = len(extra) and bool((np.linalg.cond(system_b.jacobian(
+        extra, np.broadcast_to(np.asarray(data.u, dtype=complex), (len(extra), len(data.u))))) < 1e10).all())
+    lost_found = bool(res.lost) and not res.repeated and missing == res.lost and regular  # the lost paths' ends
     why_complete = "its trace test passes" if generic.target is None else "its exact count reached"
     what = (f"the {res.paths} solutions for the generic form (complete: {why_complete}) carried to the data's "
             f"form and targets by a coefficient-parameter homotopy on the same chart: {len(ends)} distinct "
             f"nonsingular ends, {res.ended_elsewhere} paths going to infinity or to singular solutions in the end game")
-    if not res.complete or missing:
+    if lost_found:
+        what += (f"; {res.lost} paths lost before the end game, and as many points found at the data are not among "
+                 "the ends: those paths end there")
+        ends = np.vstack([ends, extra])
+    elif not res.complete or missing:
         why = (f"{res.lost} paths lost before the end game" if res.lost else
                f"{res.repeated} paths ended where another did (a path jumped)" if res.repeated else
                f"{missing} of the points found at the data are not among the ends")

@@ -721,6 +721,13 @@ def test_a_count_the_trace_test_cannot_certify_is_carried_from_the_generic_form(
     assert data.found == 2
     data.solutions, data.found, data.complete, data.traced = data.solutions[:1], 1, False, False
     assert data.count("monodromy", 0).certificate.startswith("lower bound")
+    real, homotopies = weight_points.form_homotopy, []
+
+    def recorded(*args, **kwargs):  # the homotopy's result, kept for the lost-path cases below (13 s each)
+        homotopies.append(real(*args, **kwargs))
+        return homotopies[-1]
+
+    monkeypatch.setattr(weight_points, "form_homotopy", recorded)
     carried = carry_from_generic(data, generic, seed=3)
     count = carried.count("monodromy", 0)
     assert count.value == 2 and carried.complete and count.certificate.startswith("certified: the 10 solutions")
@@ -729,10 +736,10 @@ def test_a_count_the_trace_test_cannot_certify_is_carried_from_the_generic_form(
     best = min(p.loss for p in carried.points)
     assert best == pytest.approx(S[1] ** 2, rel=1e-8)  # Eckart-Young: the distance to rank one is sigma_2
     both = system_points(frobenius, u, None, None, seed=1)
-    drop, real = both.solutions[0], weight_points.form_homotopy
+    drop = both.solutions[0]
 
-    def losing(*args, **kwargs):  # the path that ends at `drop` is lost before the end game
-        res = real(*args, **kwargs)
+    def losing(*args, **kwargs):  # the same homotopy (same forms, targets and seed), the path ending at `drop` lost
+        res = homotopies[0]
         k = int(np.argmin(np.abs(res.points - drop).max(axis=1)))
         return dataclasses.replace(res, points=np.delete(res.points, k, axis=0), lost=res.lost + 1)
 

@@ -427,8 +427,7 @@ def form_homotopy(a: Any, b: Any, X: np.ndarray, ua: np.ndarray, ub: np.ndarray,
             if len(arrived):
                 Z, fin = track(H, Y[ok], np.full(1, 1 - end_game), np.ones(1), max_steps=budget, max_step=max_step)
                 if fin.any():
-                    J = b.jacobian(Z[fin], np.broadcast_to(ub_c, (int(fin.sum()), len(ub_c))))
-                    regular = np.linalg.cond(J) < condition
+                    regular = nonsingular(b, Z[fin], ub_c, condition)
                     ends[arrived[fin][regular]] = Z[fin][regular]
                     state[arrived[fin][regular]] = 1
 
@@ -448,6 +447,12 @@ def form_homotopy(a: Any, b: Any, X: np.ndarray, ua: np.ndarray, ub: np.ndarray,
     points = _new_points(np.zeros((0, X.shape[1])), regular)
     return FormHomotopyResult(points, len(X), int((state == 0).sum()), int((state == 2).sum()),
                               len(regular) - len(points))
+
+
+def nonsingular(system: Any, X: np.ndarray, u: np.ndarray, condition: float = 1e10) -> np.ndarray:
+    """Which solutions X of ``system`` at the target ``u`` have a Jacobian of condition below ``condition``."""
+    u = np.asarray(u, dtype=complex)
+    return np.linalg.cond(system.jacobian(X, np.broadcast_to(u, (len(X), len(u))))) < condition
 
 
 def _ending_together(ends: np.ndarray, mask: np.ndarray, tol: float = 1e-6) -> np.ndarray:

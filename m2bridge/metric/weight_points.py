@@ -23,7 +23,7 @@ from tqdm import tqdm
 
 from .engine import Count, CriticalPoint, ProfileModel
 from .homotopy import (MonodromyResult, TraceTest, _monomials, _new_points, _solve, form_homotopy, monodromy,
-                       monomial_table, newton, trace_test, track_all)
+                       monomial_table, newton, nonsingular, trace_test, track_all)
 
 
 class _FormSystem:
@@ -335,9 +335,8 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0)
     ends = res.points
     extra = _new_points(ends, found)
     missing = len(extra)
-    regular = len(extra) and bool((np.linalg.cond(system_b.jacobian(
-        extra, np.broadcast_to(np.asarray(data.u, dtype=complex), (len(extra), len(data.u))))) < 1e10).all())
-    lost_found = bool(res.lost) and not res.repeated and missing == res.lost and regular  # the lost paths' ends
+    lost_found = (res.lost > 0 and not res.repeated and missing == res.lost  # the lost paths' ends, as form_homotopy
+                  and bool(nonsingular(system_b, extra, data.u).all()))  # asks of every end
     why_complete = "its trace test passes" if generic.target is None else "its exact count reached"
     what = (f"the {res.paths} solutions for the generic form (complete: {why_complete}) carried to the data's "
             f"form and targets by a coefficient-parameter homotopy on the same chart: {len(ends)} distinct "

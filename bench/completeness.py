@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from m2bridge import M2Timeout, Macaulay2
-from m2bridge.architecture import LightningAttention
+from m2bridge.network import LightningAttention
 from m2bridge.exact import certificate
 from m2bridge.exact.compute import implicitize
 from m2bridge.exact.truncated import truncated_ideal

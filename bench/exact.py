@@ -31,9 +31,10 @@ import time
 import sympy
 
 from m2bridge import M2Timeout, Macaulay2
-from m2bridge.architecture import LightningAttention
-from m2bridge.exact.compute import implicitize, parametrization
-from m2bridge.serialize import to_m2
+from m2bridge.network import LightningAttention
+from m2bridge.exact.compute import implicitize
+from m2bridge.exact.problem import parametrization
+from m2bridge.bridge.serialize import to_m2
 
 
 def plain_ring_map(d: int, e: int, t: int = 2) -> str:

@@ -16,16 +16,16 @@ import numpy as np
 
 from m2bridge import LightningAttention
 from m2bridge.errors import M2Timeout
-from m2bridge.exact.compute import implicitize, parametrization
+from m2bridge.exact.compute import implicitize
+from m2bridge.exact.problem import parametrization
 from m2bridge.metric.data import data_form, generate_dataset
-from m2bridge.architecture import Network
+from m2bridge.network import Network
 from m2bridge.layers.attention import Attention
 from m2bridge.layers.mlp import MLP
-from m2bridge.metric.engine import (block_count, critical_count, power_block, profile_count, profile_model,
-                                    weight_space_count, weight_space_count_f4)
-from m2bridge.metric.loss import _generic_form, loss_report
+from m2bridge.exact.counts import block_count, critical_count, power_block, profile_count, profile_model, weight_space_count, weight_space_count_f4
+from m2bridge.metric.loss import generic_form, loss_report
 from m2bridge.metric.profile_points import profile_points
-from m2bridge.session import Macaulay2
+from m2bridge.bridge.session import Macaulay2
 
 
 def _timed(fn, limit: float) -> str:
@@ -59,7 +59,7 @@ def main() -> None:
         except M2Timeout:
             closure = None
         data_g = form.G_rational()
-        gen_g, gen_u = _generic_form(n, np.random.default_rng(1))
+        gen_g, gen_u = generic_form(n, np.random.default_rng(1))
         for name, G, u in (("data", data_g, form.u), ("generic", gen_g, gen_u)):
             lag = (_timed(lambda: critical_count(closure.generators, n, G, u, m2, timeout=args.limit), args.limit)
                    if closure is not None else f"implicitization > {args.limit:.0f} s")
@@ -73,7 +73,7 @@ def main() -> None:
     n = param.ambient_dimension
     form = data_form(param, generate_dataset(block, 12, seed=0, noise=0.5))
     data_g = form.G_rational()
-    gen_g, gen_u = _generic_form(n, np.random.default_rng(1))
+    gen_g, gen_u = generic_form(n, np.random.default_rng(1))
     for name, G, u in (("data", data_g, form.u), ("generic", gen_g, gen_u)):
         got = _timed(lambda: block_count(fixed, r, G, u, m2, timeout=args.limit), args.limit)
         print(f"{'block':7s} {name:8s} attention (2,1) then MLP w=1 r=2, {n} coordinates, weights (A, V): {got}",

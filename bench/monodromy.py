@@ -21,14 +21,15 @@ from unittest import mock
 import numpy as np
 
 from m2bridge import LightningAttention
-from m2bridge.exact.compute import parametrization
-from m2bridge.metric.engine import profile_count, profile_model, weight_space_count_f4
+from m2bridge.exact.problem import parametrization
+from m2bridge.exact.counts import profile_count, profile_model, weight_space_count_f4
 from m2bridge.metric import weight_points as wp
-from m2bridge.metric.homotopy import monodromy, tracking_workers
-from m2bridge.metric.loss import _generic_form
+from m2bridge.homotopy.monodromy import monodromy
+from m2bridge.homotopy.tracker import tracking_workers
+from m2bridge.metric.loss import generic_form
 from m2bridge.metric.profile_points import profile_points
 from m2bridge.metric.weight_points import weight_space_points
-from m2bridge.session import Macaulay2
+from m2bridge.bridge.session import Macaulay2
 
 
 def main() -> None:
@@ -46,7 +47,7 @@ def main() -> None:
         d, e = (int(v) for v in case.split(","))
         param = parametrization(LightningAttention((d, e), d, 2))
         model = profile_model(param)
-        G, u = _generic_form(param.ambient_dimension, np.random.default_rng(1))
+        G, u = generic_form(param.ambient_dimension, np.random.default_rng(1))
         exact = ""
         if m2 is not None:
             t0 = time.perf_counter()

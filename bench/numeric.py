@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-from m2bridge.architecture import LightningAttention, SoftmaxAttention
+from m2bridge.network import LightningAttention, SoftmaxAttention
 from m2bridge.formulas import expected_dimension
 from m2bridge.numeric.dimension import numeric_dimension
 

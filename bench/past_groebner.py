@@ -27,14 +27,15 @@ import numpy as np
 
 from m2bridge import LightningAttention
 from m2bridge.errors import M2Timeout
-from m2bridge.exact.compute import parametrization
+from m2bridge.exact.problem import parametrization
 from m2bridge.metric.data import data_form, generate_dataset
-from m2bridge.metric.engine import profile_count, profile_model, weight_space_count_f4
-from m2bridge.metric.homotopy import trace_test, tracking_workers
-from m2bridge.metric.loss import _generic_form
+from m2bridge.exact.counts import profile_count, profile_model, weight_space_count_f4
+from m2bridge.homotopy.trace import trace_test
+from m2bridge.homotopy.tracker import tracking_workers
+from m2bridge.metric.loss import generic_form
 from m2bridge.metric.profile_points import profile_points
 from m2bridge.metric.weight_points import carry_from_generic
-from m2bridge.session import Macaulay2
+from m2bridge.bridge.session import Macaulay2
 
 
 def _f4(param, model, G, u, m2, limit: float) -> str:
@@ -86,7 +87,7 @@ def _run(args: argparse.Namespace) -> None:
         model = profile_model(param)
         form = data_form(param, generate_dataset(arch, max(5, param.ambient_dimension // (2 * e) + 2), seed=0,
                                                  noise=0.5))
-        Gg, ug = _generic_form(param.ambient_dimension, np.random.default_rng(1))
+        Gg, ug = generic_form(param.ambient_dimension, np.random.default_rng(1))
         generic = None if args.data_only else _generic(case, param, model, Gg, ug, m2, args)
         if args.generic_only:
             continue

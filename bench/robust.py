@@ -17,10 +17,11 @@ import numpy as np
 
 from m2bridge import LightningAttention
 from m2bridge.errors import M2Timeout
-from m2bridge.metric import homotopy
-from m2bridge.metric.engine import critical_count, hypersurface_count
-from m2bridge.metric.robust import boundary_polynomial, random_classifier, robustness_report
-from m2bridge.session import Macaulay2
+from m2bridge import homotopy
+from m2bridge.exact.counts import critical_count, hypersurface_count
+from m2bridge.metric.robust import robustness_report
+from m2bridge.metric.classifier import boundary_polynomial, random_classifier
+from m2bridge.bridge.session import Macaulay2
 
 from loss import _timed  # bench/ is on sys.path when this script runs
 

@@ -5,9 +5,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from m2bridge.architecture import LightningAttention, SoftmaxAttention
+from m2bridge.network import LightningAttention, SoftmaxAttention
 from m2bridge.dimension import dimension_report
-from m2bridge.figure3 import figure3
+from m2bridge.report.figure3 import figure3
 
 cases = [
     LightningAttention((2, 1), 1, 2),      # one layer: exact, numeric and Cor. 3.3

@@ -5,7 +5,7 @@ import numpy as np
 
 from m2bridge import Macaulay2
 from m2bridge.formulas import determinantal_dimension
-from m2bridge.numeric.modular import DEFAULT_PRIME, rank_mod
+from m2bridge.fields import DEFAULT_PRIME, rank_mod
 
 
 def numeric_rank(d: int, a: int, seed: int = 0, p: int = DEFAULT_PRIME) -> int:

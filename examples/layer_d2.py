@@ -8,9 +8,10 @@ from pathlib import Path
 
 import sympy
 
-from m2bridge.architecture import LightningAttention
-from m2bridge.exact.compute import critical_points, implicitize, parametrization, singular_locus
-from m2bridge.figure1 import figure1
+from m2bridge.network import LightningAttention
+from m2bridge.exact.compute import critical_points, implicitize, singular_locus
+from m2bridge.exact.problem import parametrization
+from m2bridge.report.figure1 import figure1
 
 arch = LightningAttention((2, 1), 2, 2)
 imp = implicitize(arch)

@@ -5,8 +5,9 @@ function -- and the fiber has two components (Macaulay2), not just the rescaling
 import numpy as np
 import sympy
 
-from m2bridge.architecture import LightningAttention
-from m2bridge.exact.compute import fiber, parametrization
+from m2bridge.network import LightningAttention
+from m2bridge.exact.compute import fiber
+from m2bridge.exact.problem import parametrization
 from m2bridge.numeric.jacobian import forward
 
 u, w, e, c = np.array([1, 2]), np.array([1, 3]), np.array([5, -1]), 2

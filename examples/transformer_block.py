@@ -14,8 +14,9 @@ Hirschowitz defective: dimension 5, not min(2*3, 6) = 6).
 import numpy as np
 import sympy
 
-from m2bridge.architecture import LightningAttention, Network
-from m2bridge.exact.compute import implicitize, parametrization
+from m2bridge.network import LightningAttention, Network
+from m2bridge.exact.compute import implicitize
+from m2bridge.exact.problem import parametrization
 from m2bridge.exact.jacobian_qq import qq_jacobian_rank
 from m2bridge.layers import MLP, Attention
 from m2bridge.numeric.dimension import numeric_dimension

@@ -1,4 +1,4 @@
-"""Two heads on d = 3, d' = 1 (MATH.md section 8): the closure is the resultant hypersurface.
+"""Two heads on d = 3, d' = 1 (documentation: Mathematics, section 8): the closure is the resultant hypersurface.
 
 One head gives three ternary quadrics q_k(z) = (v.z)(A[:,k].z) sharing the line v.z = 0 (Thm. 3.4's
 picture one dimension up).  Two heads give q_k(z) = (v_1.z)(A_1[:,k].z) + (v_2.z)(A_2[:,k].z): all three
@@ -10,8 +10,8 @@ scalings and the mixing of heads, a symmetry of sums of heads found by this proj
 A_2 -> A_2 - v_1 c^T (the "head_shift" group, checked in the Jacobian's kernel).  Usage: two_heads.py
 """
 
-from m2bridge.architecture import LightningAttention
-from m2bridge.exact.compute import default_session
+from m2bridge.network import LightningAttention
+from m2bridge.bridge.session import default_session
 from m2bridge.numeric.dimension import numeric_dimension
 
 arch = LightningAttention((3, 1), 3, 2, heads=2)

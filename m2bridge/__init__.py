@@ -1,11 +1,12 @@
-"""m2bridge: the geometry of lightning self-attention networks.
+"""m2bridge: the geometry of neural networks of lightning self-attention and polynomial MLP layers.
 
-Exact results (implicit equations, dimension, degree, singular locus, fibers)
-through a persistent Macaulay2 session; numeric dimensions of deep lightning
-and softmax networks through NumPy.
+Exact results (implicit equations, dimension, degree, singular locus, fibers) through a persistent Macaulay2
+session; numeric dimensions of deep lightning and softmax networks through NumPy; critical points of the loss
+(:func:`loss_report`), robustness radii (:func:`robustness_report`) and ED degrees of any variety
+(:func:`ed_degree`), each value with its :class:`Status`.
 """
 
-from .errors import (
+from m2bridge.errors import (
     ArchitectureError,
     M2BridgeError,
     M2Error,
@@ -14,23 +15,27 @@ from .errors import (
     M2Timeout,
     ProblemTooLarge,
 )
-from .architecture import LightningAttention, Network, SoftmaxAttention, transformer_block
-from .layers import MLP, Attention
+from m2bridge.network import LightningAttention, Network, SoftmaxAttention, transformer_block
+from m2bridge.layers import MLP, Attention
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 # heavier entry points (sympy, NumPy paths, the bridge) load on first use, so the CLI starts fast
 _LAZY = {
-    "Macaulay2": "session", "M2Value": "serialize",
+    "Macaulay2": "bridge.session", "M2Value": "bridge.serialize",
     "implicitize": "exact.compute", "singular_locus": "exact.compute", "critical_points": "exact.compute",
     "fiber": "exact.compute", "exact_dimension": "exact.compute",
     "numeric_dimension": "numeric.dimension", "dimension_report": "dimension", "expected_dimension": "formulas",
+    "truncated_ideal": "exact.truncated", "certify": "exact.certificate",
+    "loss_report": "metric.loss", "generate_dataset": "metric.data", "load_dataset": "metric.data",
+    "robustness_report": "metric.robust", "random_classifier": "metric.classifier", "load_classifier": "metric.classifier",
+    "ed_degree": "metric.ed", "Status": "results",
 }
 
 
 def load_ipython_extension(shell) -> None:
     """``%load_ext m2bridge``: the ``%m2`` / ``%%m2`` magics (see :mod:`m2bridge.magic`)."""
-    from .magic import load_ipython_extension as load
+    from m2bridge.bridge.magic import load_ipython_extension as load
 
     load(shell)
 

@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import itertools
 import json
 import os
-import signal
 import sys
 import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from .architecture import AttentionNetwork, make_architecture
-from .deadline import Deadline
-from .errors import M2BridgeError, M2Timeout, ProblemTooLarge, RunTimeout, SchedulerUnreachable
-from .formulas import expected_dimension
+from m2bridge import __version__
+from m2bridge.network import AttentionNetwork, make_architecture
+from m2bridge.deadline import Deadline
+from m2bridge.errors import M2BridgeError, M2Timeout, ProblemTooLarge, RunTimeout
+from m2bridge.parallel import connect, local_pool
+from m2bridge.formulas import expected_dimension
+from m2bridge.results import Status
 
 
 def _int(text: str, spec: str) -> int:
@@ -88,8 +88,8 @@ def layer_grid(dims: str, layers: str | None, tokens: str, softmax: bool = False
                network: str | None = None) -> list[AttentionNetwork]:
     """Networks of a ``--layers`` specification (with ranges ``key=a:b``) or of a ``--network`` file, for every
     input width of ``dims`` (one field; the file's own width when omitted with --network) and token count."""
-    from .architecture import Network
-    from .layers.spec import load_network_file, parse_layers
+    from m2bridge.network import Network
+    from m2bridge.layers.spec import load_network_file, parse_layers
 
     widths = [d for (d,) in expand(dims)] if dims else [None]
     stacks = [parse_layers(text) for text in expand_layers(layers)] if layers else [load_network_file(network)]
@@ -132,7 +132,7 @@ def compute_row(arch: AttentionNetwork, methods: tuple[str, ...], seed: int = 0,
     """
     row: dict[str, Any] = {**arch.to_dict(), "softmax": arch.softmax, "spec": arch.layers_spec()}
     if "numeric" in methods:
-        from .numeric.dimension import numeric_dimension
+        from m2bridge.numeric.dimension import numeric_dimension
 
         try:
             with Deadline(timeout):
@@ -140,6 +140,7 @@ def compute_row(arch: AttentionNetwork, methods: tuple[str, ...], seed: int = 0,
             row["numeric"] = res.dimension
             row["numeric_certificate"] = res.certificate
             row["numeric_certain"] = res.certain
+            row["numeric_status"] = res.status.value
         except RunTimeout:
             row["numeric"] = None
             row["numeric_error"] = f"timeout after {timeout:g} s"
@@ -150,14 +151,15 @@ def compute_row(arch: AttentionNetwork, methods: tuple[str, ...], seed: int = 0,
         row["formula_applies"] = f.applies
         row["formula_is_naive_count"] = f.naive
     if "exact" in methods:
-        from .dimension import _exact, exact_available
+        from m2bridge.dimension import exact_available, exact_row
 
         row["exact"] = None
         if not arch.attention_only and not arch.softmax:  # exact rank over QQ (python-flint), no M2
             try:
-                res = _exact(arch, timeout=timeout, force=False)
+                res = exact_row(arch, timeout=timeout, force=False)
                 if res["certain"]:
                     row["exact"] = res["dimension"]
+                    row["exact_status"] = res["status"]
                 else:
                     row["exact_error"] = f"lower bound: {res['dimension']} (exact rank below the symmetry bound)"
             except M2BridgeError as exc:
@@ -167,16 +169,22 @@ def compute_row(arch: AttentionNetwork, methods: tuple[str, ...], seed: int = 0,
                                   "refused: beyond the exact path (one small lightning layer) or M2 missing")
         else:
             try:
-                row["exact"] = _exact(arch, timeout=timeout, force=False)["dimension"]
+                res = exact_row(arch, timeout=timeout, force=False)
+                row["exact"], row["exact_status"] = res["dimension"], res["status"]
             except M2BridgeError as exc:
                 row["exact_error"] = ("timeout" if isinstance(exc, M2Timeout) else "error") + f": {exc}"
     row["agree"] = verdict(row)
+    row["status"] = row_status(row)
     return row
 
 
-def _ignore_sigint() -> None:
-    """Pool workers leave Ctrl-C to the main process (no worker tracebacks)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def row_status(row: dict[str, Any]) -> str:
+    """How sure the row's dimension is: the exact value's status, else the numeric one's; ``unreliable`` when the
+    computations disagree, ``not_computed`` when none ran."""
+    computed = [row[m] for m in ("numeric", "exact") if row.get(m) is not None]
+    if len(set(computed)) > 1:
+        return Status.UNRELIABLE.value
+    return row.get("exact_status") or row.get("numeric_status") or Status.NOT_COMPUTED.value
 
 
 def _read_cached(path: Path) -> dict[str, Any] | None:
@@ -245,7 +253,7 @@ def run_grid(archs: list[AttentionNetwork], methods: tuple[str, ...], seed: int 
     futs: dict = {}
     try:
         if scheduler and todo:
-            client = _connect(scheduler, connect_timeout)
+            client = connect(scheduler, connect_timeout)
             from dask.distributed import as_completed
 
             futures = {client.submit(compute_row, archs[i], methods, seed, samples, timeout, pure=False): i
@@ -254,15 +262,9 @@ def run_grid(archs: list[AttentionNetwork], methods: tuple[str, ...], seed: int 
                 store(futures[fut], fut.result())
                 bar.update()
         elif todo:
-            from concurrent.futures import ProcessPoolExecutor, as_completed as done
+            from concurrent.futures import as_completed as done
 
-            import multiprocessing
-
-            # workers from a clean server process, not forks of this (threaded) one: a forked
-            # worker was seen spinning forever in CI
-            start = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-            ctx = multiprocessing.get_context(start)
-            pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_ignore_sigint)
+            pool = local_pool(workers)
             futs = {pool.submit(compute_row, archs[i], methods, seed, samples, timeout): i for i in todo}
             for fut in done(futs):
                 store(futs[fut], fut.result())
@@ -281,88 +283,3 @@ def run_grid(archs: list[AttentionNetwork], methods: tuple[str, ...], seed: int 
     result.extend(rows[i] for i in sorted(rows))
     return result
 
-
-def _connect(scheduler: Any, connect_timeout: float) -> Any:
-    """A Client object as is; an address connects to that running scheduler within ``connect_timeout``."""
-    from dask.distributed import Client
-
-    if isinstance(scheduler, Client):
-        return scheduler
-    try:
-        return Client(scheduler, timeout=connect_timeout)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise SchedulerUnreachable(
-            f"could not reach the Dask scheduler at {scheduler} within {connect_timeout:g} s ({type(exc).__name__}): "
-            "check the address, start the scheduler, raise --connect-timeout, or drop --scheduler to use "
-            "local processes") from None
-
-
-TABLE_COLUMNS = ("dims", "ranks", "tokens", "heads", "parameters")
-LAYER_TABLE_COLUMNS = ("d0", "layers", "tokens", "parameters")
-
-
-def print_table(rows: list[dict[str, Any]], methods: tuple[str, ...]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title="m2bridge compare")
-    shown = [m for m in ("numeric", "exact", "formula") if m in methods]
-    with_mlp = any(r.get("ranks") is None for r in rows)
-    cols = [*(LAYER_TABLE_COLUMNS if with_mlp else TABLE_COLUMNS), *shown, "agree"]
-    for c in cols:
-        table.add_column(c)
-    for r in rows:
-        cells = []
-        for c in cols[:-1]:
-            v = r.get("spec") if c == "layers" else r["dims"][0] if c == "d0" else r.get(c)
-            if c in ("numeric", "exact") and v is None:
-                v = r.get(f"{c}_error", "").split(":")[0]  # refused / timeout / error; JSON has the reason
-            elif c == "numeric" and r.get("numeric_certain") is False:
-                v = f">= {v}"
-            elif c == "formula" and r.get("formula_is_naive_count"):
-                v = f"{v} (naive)"
-            cells.append("" if v is None else str(v))
-        ok = r["agree"]
-        cells.append(ok if ok.startswith(("yes", "conditions")) else f"[red]{ok}[/red]")
-        table.add_row(*cells)
-    Console().print(table)
-
-
-def run_compare_cli(args) -> int:
-    methods = tuple(m.strip() for m in args.methods.split(",") if m.strip())
-    bad = set(methods) - {"numeric", "formula", "exact"}
-    if bad or not methods:
-        raise ValueError(f"unknown methods {sorted(bad)}: use numeric, formula, exact")
-    variants: dict[str, Any] = {"causal": args.causal, "residual": args.residual}
-    if args.value_rank is not None:
-        variants["value_ranks"] = args.value_rank
-    if args.layers or args.network:
-        from .cli import attention_flags_used
-
-        used = attention_flags_used(args)
-        if args.layers and args.network:
-            raise ValueError("give --layers or --network, not both")
-        if used:
-            raise ValueError(f"{', '.join(used)} describe(s) --dims/--ranks grids; with --layers or --network put "
-                             "the options in the layers (heads=, b=, causal, skip)")
-        if args.layers and not args.dims:
-            raise ValueError("--layers needs the input widths: --dims D0 (ranges allowed, e.g. 2:4)")
-        archs = layer_grid(args.dims, args.layers, args.tokens, args.softmax, args.network)
-    else:
-        if not args.dims or not args.ranks:
-            raise ValueError("give --dims and --ranks (attention layers), --dims D0 with --layers SPEC, or --network FILE")
-        archs = grid(args.dims, args.ranks, args.tokens, args.softmax, heads=args.heads, **variants)
-    rows = run_grid(archs, methods, args.seed, args.samples, not args.no_cache, args.cache_dir,
-                    args.scheduler, args.workers, progress=not args.json, timeout=args.timeout,
-                    connect_timeout=args.connect_timeout)
-    if args.csv:
-        keys = sorted({k for r in rows for k in r})
-        with open(args.csv, "w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=keys, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(rows)
-    if args.json:
-        print(json.dumps(list(rows), indent=2))
-    else:
-        print_table(rows, methods)
-    return 130 if rows.interrupted else 0

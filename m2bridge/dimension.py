@@ -6,9 +6,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .architecture import AttentionNetwork
-from .errors import M2NotFound, ProblemTooLarge
-from .formulas import expected_dimension
+from m2bridge.network import AttentionNetwork
+from m2bridge.errors import M2NotFound, ProblemTooLarge
+from m2bridge.formulas import expected_dimension
+from m2bridge.results import Status
 
 # exact dimension = rank of the Jacobian over the fraction field of the weights: (3,1) with
 # 12 weights takes seconds, (3,2) with 15 weights took 79 s on 2 cores
@@ -49,14 +50,14 @@ class DimensionReport(dict):
 
 
 def _exact_weights(arch: AttentionNetwork) -> int:
-    from .exact.compute import exact_size
+    from m2bridge.exact.problem import exact_size
 
     return exact_size(arch)[1]
 
 
 def exact_available(arch: AttentionNetwork) -> bool:
     """Whether ``auto`` would use the exact path: one polynomial layer, small, and M2 present."""
-    from .session import find_m2
+    from m2bridge.bridge.session import find_m2
 
     if arch.softmax or arch.layers > 1 or not arch.attention_only:
         return False
@@ -69,14 +70,15 @@ def exact_available(arch: AttentionNetwork) -> bool:
     return True
 
 
-def _exact(arch: AttentionNetwork, timeout: float | None, force: bool,
+def exact_row(arch: AttentionNetwork, timeout: float | None, force: bool,
            script_out: str | Path | None = None, seed: int = 0) -> dict[str, Any]:
-    from .exact.compute import check_feasible, exact_dimension
+    from m2bridge.exact.compute import exact_dimension
+    from m2bridge.exact.feasibility import check_feasible
 
     if arch.softmax:
         check_feasible(arch)
     if arch.layers > 1 or not arch.attention_only:  # deep or with MLPs: exact rank over QQ (python-flint), no M2
-        from .exact.jacobian_qq import qq_jacobian_rank
+        from m2bridge.exact.jacobian_qq import qq_jacobian_rank
 
         res = qq_jacobian_rank(arch, seed=seed, force=force)
         return {"dimension": res.rank, "method": "exact", "seconds": round(res.seconds, 4),
@@ -84,7 +86,9 @@ def _exact(arch: AttentionNetwork, timeout: float | None, force: bool,
                 "certificate": res.certificate, "how": "exact rank over QQ of the coefficient map's Jacobian at a "
                 "rational weight point (python-flint); certified when it meets the symmetry bound",
                 "symmetry_bound": res.bound, "m2_version": None, "field": "QQ", "m2_script": None,
-                "certain": res.certified, "headline": res.headline()}
+                "certain": res.certified, "headline": res.headline(),
+                # a rank at a rational point is a lower bound; meeting the proven symmetry bound proves it
+                "status": (Status.PROVED if res.certified else Status.LOWER_BOUND).value}
     if not force and _exact_weights(arch) > EXACT_DIM_MAX_WEIGHTS:
         raise ProblemTooLarge(f"the exact dimension of {arch.label()} is beyond the exact path: "
                               "use --method numeric, or --force with a --timeout")
@@ -93,18 +97,19 @@ def _exact(arch: AttentionNetwork, timeout: float | None, force: bool,
     prov = res.provenance
     return {"dimension": res.dimension, "method": "exact", "seconds": round(time.perf_counter() - t0, 4),
             "certificate": res.certificate, "how": prov.method, "m2_version": prov.m2_version,
-            "field": prov.field, "m2_script": prov.script, "certain": True,
+            "field": prov.field, "m2_script": prov.script, "certain": True, "status": prov.status.value,
             "headline": f"dimension {res.dimension} ({res.certificate})"}
 
 
 def _numeric(arch: AttentionNetwork, samples: int | None, seed: int, repeat: bool) -> dict[str, Any]:
-    from .numeric.dimension import numeric_dimension
+    from m2bridge.numeric.dimension import numeric_dimension
 
     res = numeric_dimension(arch, samples=samples, seed=seed, repeat=repeat)
     rank = ({"kind": "modp", "prime": res.prime, "error_bound": res.error_bound} if res.method == "modp"
             else {"kind": "float64", "tolerance": res.tolerance, "gap": res.gap, "reliable": res.reliable})
     out = {"dimension": res.dimension, "method": f"numeric ({res.method})", "seconds": round(res.seconds, 4),
-           "samples": res.samples, "certificate": res.certificate, "certain": res.certain, "rank": rank,
+           "samples": res.samples, "status": res.status.value, "certificate": res.certificate, "certain": res.certain,
+           "rank": rank,
            "reliable": res.reliable, "fiber": res.fiber.to_dict() if res.fiber else None,
            "notes": res.notes, "text": str(res), "headline": res.headline()}
     if res.repeat is not None:
@@ -131,13 +136,14 @@ def dimension_report(arch: AttentionNetwork, method: str = "auto", samples: int 
     notes = "".join(f"\n  note: {n}" for n in arch.notes)  # e.g. a rank above the width, a linear MLP
     if method == "formula":
         return _merge(base, dimension=None, method="formula", seconds=0.0, certificate=None,
+                      status=Status.NOT_COMPUTED.value,
                                text=f"{arch.label()}: {ftext}; no computation was made (use --method numeric or exact)"
                                + notes)
     picked = None
     if method == "auto":
         method = picked = "exact" if exact_available(arch) else "numeric"
     if method == "exact":
-        res = _exact(arch, timeout, force, script_out, seed)
+        res = exact_row(arch, timeout, force, script_out, seed)
         auto = " (picked by --method auto: one small lightning layer)" if picked else ""
         points = res.get("points_tried", 1)
         how = (f"M2 {res['m2_version']}" if res["m2_version"] else
@@ -156,13 +162,16 @@ def dimension_report(arch: AttentionNetwork, method: str = "auto", samples: int 
         results: dict[str, Any] = {"numeric": _numeric(arch, samples, seed, repeat)}
         results["numeric"].pop("text")
         try:
-            results["exact"] = _exact(arch, timeout, force, script_out, seed)
+            results["exact"] = exact_row(arch, timeout, force, script_out, seed)
         except (ProblemTooLarge, M2NotFound) as exc:
             results["exact"] = {"dimension": None, "skipped": str(exc)}
         values = {k: v["dimension"] for k, v in results.items() if v.get("dimension") is not None}
         agree = len(set(values.values())) == 1
         best = values.get("exact", values.get("numeric"))
         certain = results["exact"].get("certain", False) or results["numeric"]["certain"]
+        computed = [Status(v["status"]) for v in results.values() if v.get("status")]
+        status = (Status.UNRELIABLE if not agree else  # agreeing values: as sure as the surest of them
+                  min(computed, key=list(Status).index) if computed else Status.NOT_COMPUTED)
         script = results["exact"].pop("m2_script", None)
         lines = [f"{arch.label()}:"]
         if "exact" in values:
@@ -174,7 +183,8 @@ def dimension_report(arch: AttentionNetwork, method: str = "auto", samples: int 
         elif best != formula.value:
             what = "the naive count" if formula.naive else "the formula"
             lines.append(f"  {what} differs from the computed value {best}")
-        return _merge(base, dimension=best, certain=certain and agree, method="all", methods=results,
+        return _merge(base, dimension=best, certain=certain and agree, status=status.value, method="all",
+                      methods=results,
                                agree=agree, formula_agrees=best == formula.value, m2_script=script,
                                m2_script_written=bool(script_out and script), seconds=None,
                                text="\n".join(lines) + notes)

@@ -125,6 +125,20 @@ class M2ProcessDied(M2Error):
         self.code = code
 
 
+
+class M2MemoryLimit(M2ProcessDied):
+    """M2 used more memory than the session's limit and was stopped; the next call starts a fresh process."""
+
+    def __init__(self, limit: str, used: str, code: str = "") -> None:
+        M2ProcessDied.__init__(self, f"stopped at {used}, past the memory limit of {limit}", code=code)
+        self.limit = limit
+        M2BridgeError.__init__(
+            self,
+            f"Macaulay2 used {used}, more than its memory limit of {limit}, and was stopped (the next call starts a "
+            f"fresh process): raise the limit with --m2-memory SIZE (or $M2BRIDGE_M2_MEMORY; 0: none) if the "
+            "machine has the memory, or make the problem smaller")
+        self.message = str(self)
+
 class M2ProtocolError(M2Error):
     """M2's output did not follow the bridge protocol (should not happen)."""
 

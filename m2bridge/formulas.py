@@ -1,4 +1,4 @@
-"""The paper's closed forms, each with its conditions (MATH.md section 4).
+"""The paper's closed forms, each with its conditions (see the mathematics page of the documentation).
 
 These are claims to compare with computations, never results: every value
 comes with ``applies`` (whether the paper's conditions hold) and the list of
@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .architecture import AttentionNetwork
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from m2bridge.network import AttentionNetwork
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,7 @@ def naive_count(arch: AttentionNetwork) -> FormulaValue:
     rescalings (and the orthogonal group for r = 2 with one output), capped by its span, or the
     rank-<=min(w, d_in, d_out) matrices when linear), minus the change of basis d_i^2 after each layer
     without skip connection that a later layer without one reads (skip layers between are conjugated); capped by the parameters, by the dimension of the span for
-    one lightning layer with t >= 2 and no mask (MATH.md section 3), and by the polynomial maps of the
+    one lightning layer with t >= 2 and no mask (documentation: Mathematics, section 3), and by the polynomial maps of the
     network's degrees for MLP-only networks. For equal widths and one head it is Eq. 14.  A baseline to
     compare computations with, never a result.
     """
@@ -97,13 +100,11 @@ def known_upper_bound(arch: AttentionNetwork) -> tuple[int, str] | None:
     """
     from math import comb
 
-    from .layers import MLP
-
     span = mlp_span_dimension(arch)
     if span is None:
         return None
     layer = arch.layer_specs[0]
-    if arch.layers == 1 and isinstance(layer, MLP) and layer.d_out == 1 and not layer.residual:
+    if arch.layers == 1 and layer.kind == "mlp" and layer.d_out == 1 and not layer.residual:
         key = (layer.d_in, layer.degree, layer.width)
         if key in AH_EXCEPTIONS:
             expected = min(layer.width * layer.d_in, comb(layer.d_in + layer.degree - 1, layer.degree))
@@ -117,11 +118,9 @@ def known_upper_bound(arch: AttentionNetwork) -> tuple[int, str] | None:
 def output_degrees(arch: AttentionNetwork) -> set[int] | None:
     """The degrees in the input that a network of MLP layers can have (None with attention layers):
     a plain layer of degree r turns degrees S into sums of r of them, a skip connection keeps S too."""
-    from .layers import MLP
-
     degrees = {1}
     for layer in arch.layer_specs:
-        if not isinstance(layer, MLP):
+        if layer.kind != "mlp":
             return None
         sums = {0}
         for _ in range(layer.degree):
@@ -145,7 +144,7 @@ def mlp_span_dimension(arch: AttentionNetwork) -> int | None:
 
 def expected_dimension(arch: AttentionNetwork) -> FormulaValue:
     """Cor. 3.3 (one layer), Eq. 14 / Cor. 3.8 (deep lightning), Eq. 16 / Conj. 3.10 (softmax);
-    :func:`naive_count` for the variants of MATH.md section 8, labelled as such."""
+    :func:`naive_count` for the variants of Mathematics (documentation), section 8, labelled as such."""
     if not arch.plain:
         return naive_count(arch)
     d0, dl, l = arch.dims[0], arch.dims[-1], arch.layers
@@ -170,5 +169,5 @@ def expected_dimension(arch: AttentionNetwork) -> FormulaValue:
 
 
 def single_layer_span_dimension(d: int, d_out: int) -> int:
-    """Dimension of the linear span of one layer's functions for t >= 2 (MATH.md section 3)."""
+    """Dimension of the linear span of one layer's functions for t >= 2 (documentation: Mathematics, section 3)."""
     return d * d_out * d * (d + 1) // 2

@@ -54,7 +54,7 @@ for cand in $CANDIDATES; do
       fi
     done
   fi
-  if verdict=$("$PY" -m m2bridge.m2probe "$binary"); then
+  if verdict=$("$PY" -m m2bridge.bridge.probe "$binary"); then
     chosen=$binary
     echo "== second Macaulay2: $label -- $verdict"
     if [ ${#tried[@]} -gt 0 ]; then

@@ -1,9 +1,13 @@
 import os
 import shutil
+import signal
 
 import pytest
 
 from m2bridge import Macaulay2
+
+
+M2_CALL_LIMIT = 600  # seconds for one call in the shared session, where a test gives none
 
 
 def m2_required() -> bool:
@@ -16,6 +20,26 @@ def m2():
         if m2_required():
             pytest.fail("Macaulay2 is required for this test run (CI) but M2 is not on PATH")
         pytest.skip("Macaulay2 not installed")
-    session = Macaulay2()
+    session = Macaulay2(timeout=M2_CALL_LIMIT)  # a call with no time limit of its own fails, never hangs
     yield session
     session.close()
+
+
+def _default_sigint_in_child() -> None:
+    """``preexec_fn``: the child starts with SIGINT's default disposition (an ignored signal stays ignored across exec,
+    and Python installs its KeyboardInterrupt handler only where SIGINT was not ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture
+def sigint():
+    """For a test that needs Ctrl-C: SIGINT raises KeyboardInterrupt in this process during the test, as in a
+    foreground shell, also where pytest was started with SIGINT ignored (``nohup make test &``, a background job,
+    some CI runners); restored afterwards. Yields the ``preexec_fn`` that gives a subprocess the same: start children
+    that are sent SIGINT with ``subprocess.Popen(..., preexec_fn=sigint)``."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield _default_sigint_in_child
+    finally:
+        # None: a handler that was not set from Python, which cannot be put back; SIG_DFL is the nearest
+        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)

@@ -3,13 +3,13 @@
 import pytest
 
 from m2bridge import LightningAttention
-from m2bridge.exact import truncated
+from m2bridge.exact import blocks
 from m2bridge.exact.truncated import truncated_ideal
 
 
 @pytest.fixture
 def every_degree_parallel(monkeypatch):
-    monkeypatch.setattr(truncated, "PARALLEL_MIN_BLOCKS", 1)  # small problems too, so that the workers really run
+    monkeypatch.setattr(blocks, "PARALLEL_MIN_BLOCKS", 1)  # small problems too, so that the workers really run
 
 
 def _same(a, b) -> None:
@@ -59,8 +59,8 @@ def test_blocks_proved_from_values_at_random_points_give_the_expanded_results(mo
     from math import comb
 
     expanded = []
-    plain_kernel = truncated._block_kernel
-    monkeypatch.setattr(truncated, "_block_kernel", lambda *a: expanded.append(1) or plain_kernel(*a))
+    plain_kernel = blocks.block_kernel
+    monkeypatch.setattr(blocks, "block_kernel", lambda *a: expanded.append(1) or plain_kernel(*a))
     hyper = LightningAttention((2, 1), 2, 2)
     fast = truncated_ideal(hyper, 7, generators=True, evaluation=True)
     n_fast, expanded[:] = len(expanded), []

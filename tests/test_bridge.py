@@ -16,9 +16,9 @@ import pytest
 import sympy
 
 from m2bridge import M2Error, M2NotFound, M2ProcessDied, M2Timeout, Macaulay2
-from m2bridge import serialize
+from m2bridge.bridge import serialize
 from m2bridge.errors import M2Location
-from m2bridge.serialize import to_m2
+from m2bridge.bridge.serialize import to_m2
 
 FAKE = str(Path(__file__).with_name("fake_m2.py"))
 
@@ -219,7 +219,7 @@ def test_close_gc_and_exit_leave_no_process():
     gc.collect()
     assert not _alive(pid2)
     code = "import m2bridge; s = m2bridge.Macaulay2(); print(s.pid)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     pid3 = int(out.stdout.strip())
     time.sleep(0.2)
     assert not _alive(pid3)
@@ -230,17 +230,18 @@ def test_sessions_in_threads_do_not_mix():
 
     def work(k):
         try:
-            with Macaulay2() as s:
+            with Macaulay2(timeout=60) as s:
                 for i in range(30):
                     assert s.eval(f"{k} * 1000 + {i}") == str(k * 1000 + i)
         except Exception as exc:  # noqa: BLE001
             errors.append(exc)
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(3)]
+    threads = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(3)]
     for t in threads:
         t.start()
     for t in threads:
-        t.join()
+        t.join(timeout=300)
+    assert not any(t.is_alive() for t in threads), "a thread still waits on M2"
     assert not errors
 
 
@@ -250,11 +251,12 @@ def test_shared_session_between_threads(m2):
     def work(k):
         results[k] = [m2.eval(f"{k} + {i}") for i in range(50)]
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    threads = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(4)]
     for t in threads:
         t.start()
     for t in threads:
-        t.join()
+        t.join(timeout=300)
+    assert not any(t.is_alive() for t in threads), "a thread still waits on M2"
     for k, vals in results.items():
         assert vals == [str(k + i) for i in range(50)]
 
@@ -270,7 +272,7 @@ def test_executable_from_environment(monkeypatch):
     import shutil
 
     monkeypatch.setenv("M2BRIDGE_M2", shutil.which("M2"))
-    with Macaulay2(start=False) as s:
+    with Macaulay2(start=False, timeout=60) as s:
         assert not s.running
         assert s.eval("1") == "1"
         assert s.version.startswith("1.")

@@ -43,14 +43,14 @@ def test_bad_input_is_a_clear_error():
 
 def test_compare_grid_and_cache(tmp_path):
     args = ("compare", "--dims", "2,2,2", "--ranks", "1:2,1:2", "--tokens", "2", "--json", "--cache-dir", str(tmp_path))
-    rows = json.loads(run(*args).stdout)
+    rows = json.loads(run(*args).stdout)["rows"]
     assert len(rows) == 4 and all("numeric" in r and "formula" in r for r in rows)
     assert len(list(tmp_path.glob("*.json"))) == 4
-    assert json.loads(run(*args).stdout) == rows
+    assert json.loads(run(*args).stdout)["rows"] == rows
 
 
 def test_figure3_agrees(tmp_path):
-    rows = json.loads(run("figure3", "--out", str(tmp_path), "--json", "--lightning").stdout)
+    rows = json.loads(run("figure3", "--out", str(tmp_path), "--json", "--lightning").stdout)["rows"]
     assert [r["delta"] for r in rows] == list(range(3, 11))
     assert all(r["estimated"] == r["expected"] for r in rows)
     assert all(r["lightning_estimated"] == r["lightning_expected"] for r in rows)
@@ -97,7 +97,7 @@ def test_figure3_text_never_reads_a_lower_bound_as_a_verdict(tmp_path):
     assert out.returncode == 0 and "DISAGREE" not in out.stdout
     uncertain = [line for line in out.stdout.splitlines() if "NOT CERTAIN (lower bound only" in line]
     assert uncertain and all(line.startswith(("delta= 9", "delta=10")) for line in uncertain)
-    rows = json.loads(run("figure3", "--samples", "1", "--json").stdout)
+    rows = json.loads(run("figure3", "--samples", "1", "--json").stdout)["rows"]
     assert [r["delta"] for r in rows if not r["certain"]] == [9, 10]
 
 
@@ -109,7 +109,11 @@ def test_closed_pipe_is_not_a_traceback():
     proc = subprocess.Popen([sys.executable, "-m", "m2bridge.cli", "figure3", "--json"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     proc.stdout.close()
-    err = proc.stderr.read()
+    try:
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
     assert proc.wait(timeout=120) == 0 and "Traceback" not in err and "BrokenPipe" not in err
 
 

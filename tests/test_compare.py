@@ -45,17 +45,18 @@ def test_cli_scheduler_address(m2, cluster, tmp_path):
                           cluster.scheduler_address, "--json", "--cache-dir", str(tmp_path)],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    rows = json.loads(out.stdout)
+    rows = json.loads(out.stdout)["rows"]
     assert [r["ranks"] for r in rows] == [[1], [2]]
     assert all(r["agree"] and r["exact"] == r["numeric"] for r in rows)
 
 
-def test_ctrl_c_returns_partial_rows(tmp_path):
-    # 81 deep architectures of about a second each; interrupt once the first rows are cached
+def test_ctrl_c_returns_partial_rows(tmp_path, sigint):
+    # 81 deep architectures of about a second each; interrupt once the first rows are cached. preexec_fn: the CLI
+    # hears Ctrl-C also where this run was started with SIGINT ignored (nohup, a background job), which it inherits
     proc = subprocess.Popen([sys.executable, "-m", "m2bridge.cli", "compare", "--dims", "12,12,12,12,12",
                              "--ranks", "4:6,4:6,4:6,4:6", "--tokens", "2", "--workers", "1", "--json",
                              "--cache-dir", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=sigint)
     deadline = time.time() + 120
     while not list(tmp_path.glob("*.json")) and time.time() < deadline:
         time.sleep(0.1)
@@ -66,6 +67,6 @@ def test_ctrl_c_returns_partial_rows(tmp_path):
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 130, err  # the shell's code for Ctrl-C, with the finished rows
-    rows = json.loads(out)
-    assert 1 <= len(rows) < 81 and "interrupted" in err
+    data = json.loads(out)
+    assert data["interrupted"] is True and 1 <= len(data["rows"]) < 81 and "interrupted" in err
     assert "Traceback" not in err  # workers leave Ctrl-C to the main process

@@ -9,7 +9,7 @@ import pytest
 
 from m2bridge import Macaulay2
 from m2bridge.errors import NotMacaulay2
-from m2bridge.m2probe import probe
+from m2bridge.bridge.probe import probe
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "m2-compat.sh"
 

@@ -6,10 +6,10 @@ import random
 import pytest
 import sympy
 
-from m2bridge.architecture import LightningAttention
+from m2bridge.network import LightningAttention
 from m2bridge.errors import ProblemTooLarge
-from m2bridge.exact.compute import (critical_points, exact_dimension, fiber, implicitize, parametrization,
-                                    setup_script, singular_locus)
+from m2bridge.exact.compute import critical_points, exact_dimension, fiber, implicitize, singular_locus
+from m2bridge.exact.problem import parametrization, setup_script
 from m2bridge.formulas import expected_dimension, single_layer_span_dimension
 from m2bridge.numeric.dimension import numeric_dimension
 
@@ -164,8 +164,8 @@ def test_installed_package_scripts_and_docs(m2, tmp_path, monkeypatch):
     # runs with M2 --script from a fresh folder, and says how to install the package when it is missing
     import subprocess
 
-    from m2bridge.m2package import install_m2_package, package_status
-    from m2bridge.session import find_m2
+    from m2bridge.bridge.package import install_m2_package, package_status
+    from m2bridge.bridge.session import find_m2
 
     exe = find_m2()
     res = implicitize(LightningAttention((2, 1), 1, 2), m2)
@@ -392,7 +392,7 @@ def test_complete_ideal_is_certified_and_equals_the_elimination(m2, dims, tmp_pa
 
 
 def test_a_failed_certificate_stays_truncated(m2, monkeypatch):
-    from m2bridge.exact import certificate, compute
+    from m2bridge.exact import certificate
     from m2bridge.exact.truncated import truncated_ideal
 
     # (2,3) has minimal generators in degrees 2, 3 and 4: through degree 3 the check must fail
@@ -406,7 +406,7 @@ def test_a_failed_certificate_stays_truncated(m2, monkeypatch):
     def out_of_reach(arch, what="implicitization", force=False):
         raise ProblemTooLarge("pretend")
 
-    monkeypatch.setattr(compute, "check_feasible", out_of_reach)
+    monkeypatch.setattr(certificate, "check_feasible", out_of_reach)
     two = truncated_ideal(LightningAttention((2, 2), 2, 2), 4, generators=True)
     chart = certificate.certify(two, m2, completeness=True)
     assert chart.complete and "chartLocalization" in chart.completeness[-1]
@@ -449,7 +449,6 @@ def test_degree_through_a_chart_equals_the_elimination(m2, arch, heads_form):
 def test_degree_through_a_chart_of_a_deep_network_and_its_failures(m2, monkeypatch):
     from m2bridge.exact import certificate
     from m2bridge.exact.truncated import truncated_ideal
-    from m2bridge.metric import engine
 
     deep = truncated_ideal(LightningAttention((2, 1, 1), (2, 1), 2), 1)
     deep.dimension = certificate.closure_dimension(deep)
@@ -466,10 +465,10 @@ def test_degree_through_a_chart_of_a_deep_network_and_its_failures(m2, monkeypat
     rank1 = truncated_ideal(LightningAttention((2, 1), 1, 2), 1)  # weights Q_1_1, K_1_1, K_1_2, V_1_1, V_1_2
     rank1.dimension = certificate.closure_dimension(rank1)
     # a chart on Q, which the scaling K -> s K, V -> V / s leaves alone: the fiber is a curve, nothing is certified
-    monkeypatch.setattr(engine, "chart_weights", lambda param, seed=0: [0])
+    monkeypatch.setattr(certificate, "chart_weights", lambda param, seed=0: [0])
     bad, _ = certificate.closure_degree(rank1, m2)
     assert bad.value is None and "not certified" in bad.method and "dimension 1" in bad.method
-    monkeypatch.setattr(engine, "chart_weights", lambda param, seed=0: [0, 1])
+    monkeypatch.setattr(certificate, "chart_weights", lambda param, seed=0: [0, 1])
     short, _ = certificate.closure_degree(rank1, m2)
     assert short.value is None and "leaves 3 weights free" in short.method
     rank1.dimension = certificate.Certificate(None, "not certified")

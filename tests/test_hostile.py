@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from m2bridge.architecture import LightningAttention, SoftmaxAttention
-from m2bridge.cli import build_parser
+from m2bridge.network import LightningAttention, SoftmaxAttention
+from m2bridge.cli.main import build_parser
 from m2bridge.compare import expand, run_grid
 from m2bridge.numeric.dimension import numeric_dimension
 
@@ -54,7 +54,7 @@ def test_compare_machine_output_says_what_the_table_says(tmp_path):
     out = run("compare", "--dims", "3,3,3", "--ranks", "1,2:3", "--tokens", "1:2", "--json", "--no-cache",
               "--csv", str(csv_path))
     assert out.returncode == 0, out.stderr
-    rows = {(tuple(r["ranks"]), r["tokens"]): r for r in json.loads(out.stdout)}
+    rows = {(tuple(r["ranks"]), r["tokens"]): r for r in json.loads(out.stdout)["rows"]}
     assert rows[((1, 2), 2)]["agree"] == "NO" and rows[((1, 2), 2)]["numeric"] == 18  # Eq. 14 says 20
     assert rows[((1, 3), 1)]["agree"] == "conditions fail"
     raw = csv_path.read_bytes()
@@ -84,7 +84,7 @@ def test_deadline_interrupts_m2_and_the_session_stays_usable(m2):
     assert m2.eval("1+1") == "2"
 
 
-def test_ctrl_c_that_the_kernel_hands_to_another_thread_still_interrupts_m2(m2):
+def test_ctrl_c_that_the_kernel_hands_to_another_thread_still_interrupts_m2(m2, sigint):
     # the kernel hands a process's SIGINT to another thread where the main thread blocks it; Python runs the handler
     # in the main thread only when that thread runs Python code again, so a session waiting in one long select (up
     # to an hour) did not hear it. Here the main thread blocks SIGINT, so the timer's thread gets it; the 60 s limit
@@ -109,10 +109,11 @@ def test_ctrl_c_that_the_kernel_hands_to_another_thread_still_interrupts_m2(m2):
     assert time.monotonic() - t0 < 20 and m2.eval("6*7") == "42"
 
 
-def test_sigint_stops_a_running_exact_job(m2):
+def test_sigint_stops_a_running_exact_job(m2, sigint):
+    # preexec_fn: the CLI hears SIGINT also where this run was started with it ignored (nohup, a background job)
     proc = subprocess.Popen([sys.executable, "-m", "m2bridge.cli", "implicit", "--dims", "3,1", "--ranks", "3",
                              "--tokens", "2", "--algorithm", "kernel"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=sigint)
     time.sleep(8)  # sympy construction, then M2's kernel (20-30 s)
     proc.send_signal(signal.SIGINT)
     t0 = time.time()
@@ -239,7 +240,7 @@ def test_implicit_json_names_its_coordinates_and_equations_evaluate(m2):
 def test_restarts_count_restarts(m2):
     from m2bridge import Macaulay2
 
-    with Macaulay2() as s:
+    with Macaulay2(timeout=60) as s:
         assert s.restarts == 0
         os.kill(s.pid, signal.SIGKILL)
         time.sleep(0.2)

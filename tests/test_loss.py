@@ -1,4 +1,4 @@
-"""The loss on the neuromanifold (MATH.md section 10): critical points of a squared distance, counted exactly
+"""The loss on the neuromanifold (documentation: Mathematics, section 10): critical points of a squared distance, counted exactly
 and found numerically, checked against independent facts (Eckart-Young, Draisma et al. 2016) and a teacher."""
 
 import json
@@ -12,7 +12,8 @@ import sympy
 
 from m2bridge import LightningAttention
 from m2bridge.metric.data import DataError, generate_dataset, load_dataset
-from m2bridge.metric.engine import ProfileModel, critical_count, critical_points, profile_count, profile_model
+from m2bridge.metric.engine import critical_points
+from m2bridge.exact.counts import ProfileModel, critical_count, profile_count, profile_model
 
 EYE = lambda n: [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]  # noqa: E731
 
@@ -114,9 +115,10 @@ def test_loss_command_json_and_too_few_samples(m2, tmp_path):
 
 def test_lagrange_and_weight_space_formulations_agree(m2):
     # (2,1): Lagrange on the quartic and the gradient in weight space (chart: the first weight is 1) count alike
-    from m2bridge.exact.compute import implicitize, parametrization
+    from m2bridge.exact.compute import implicitize
+    from m2bridge.exact.problem import parametrization
     from m2bridge.metric.data import data_form
-    from m2bridge.metric.engine import weight_space_count
+    from m2bridge.exact.counts import weight_space_count
 
     arch = LightningAttention((2, 1), 2, 2)
     param, closure = parametrization(arch), implicitize(arch, m2)
@@ -132,17 +134,17 @@ def test_lagrange_and_weight_space_formulations_agree(m2):
 def test_profile_and_weight_space_counts_agree_for_two_output_rows(m2):
     # (2,2): codimension 5, so no Lagrange; the gradient in all weights (F4, critical weights removed by z det(JR) = 1)
     # against the best A in closed form (V alone), for the data-induced (Kronecker) form and a generic one
-    from m2bridge.exact.compute import parametrization
+    from m2bridge.exact.problem import parametrization
     from m2bridge.metric.data import data_form
-    from m2bridge.metric.engine import weight_space_count_f4
-    from m2bridge.metric.loss import _generic_form
+    from m2bridge.exact.counts import weight_space_count_f4
+    from m2bridge.metric.loss import generic_form
 
     arch = LightningAttention((2, 2), 2, 2)
     param = parametrization(arch)
     form = data_form(param, generate_dataset(arch, 5, seed=0, noise=0.5))
     n = param.ambient_dimension
     G = form.G_rational()
-    Gg, ug = _generic_form(n, np.random.default_rng(4))
+    Gg, ug = generic_form(n, np.random.default_rng(4))
     model = profile_model(param)
     for g, u in ((G, form.u), (Gg, ug)):
         weights, profile = weight_space_count_f4(param, g, u, m2), profile_count(model, g, u, m2)
@@ -165,9 +167,9 @@ def test_profile_counts_of_rank_one_matrices(m2):
     u = [Fraction(k * k - 3 * k + 1, 1 + k % 3) for k in range(9)]
     assert profile_count(_rank_one(2, 3), EYE(6), u[:6], m2).value == 2
     assert profile_count(_rank_one(3, 3), EYE(9), u, m2).value == 3
-    from m2bridge.metric.loss import _generic_form
+    from m2bridge.metric.loss import generic_form
 
-    Gg, ug = _generic_form(6, np.random.default_rng(2))
+    Gg, ug = generic_form(6, np.random.default_rng(2))
     assert profile_count(_rank_one(2, 3), Gg, ug, m2).value == 10
 
 
@@ -175,9 +177,9 @@ def test_weight_space_monodromy_finds_every_critical_point_of_a_skip_layer(m2):
     # (2,2) with a skip connection and a teacher: the targets Y - X are the teacher's attention part, so monodromy must
     # reach the exact count and find the teacher's function as a real minimum with zero loss attained by real weights;
     # every real point is critical on the closure: G (c - u) is normal to the image of the Jacobian at its weights
-    from m2bridge.exact.compute import parametrization
+    from m2bridge.exact.problem import parametrization
     from m2bridge.metric.loss import loss_report
-    from m2bridge.metric.weights import coordinate_functions
+    from m2bridge.exact.problem import coordinate_functions
 
     arch = LightningAttention((2, 2), 2, 2, residual=True)
     report = loss_report(arch, generate_dataset(arch, 5, seed=0), m2, seed=0)
@@ -220,11 +222,11 @@ def test_training_on_the_figure1_slice(m2):
 def test_the_smallest_block_is_counted_with_its_mlp_weights_absorbed():
     # attention (2,1) then x -> w2 (w1 x)^2: fixing w1 = w2 = 1 keeps the closure (its dimension 5 is computed
     # independently by implicitization in test_mlp), and a block the absorption does not cover is not taken
-    from m2bridge.architecture import Network
-    from m2bridge.exact.compute import parametrization
+    from m2bridge.network import Network
+    from m2bridge.exact.problem import parametrization
     from m2bridge.layers.attention import Attention
     from m2bridge.layers.mlp import MLP
-    from m2bridge.metric.engine import power_block
+    from m2bridge.exact.counts import power_block
 
     param = parametrization(Network([Attention(2, 2, d_out=1), MLP(1, 2)], tokens=2))
     fixed, r = power_block(param)
@@ -238,9 +240,9 @@ def test_the_smallest_block_is_counted_with_its_mlp_weights_absorbed():
 def test_the_weight_space_trace_test_certifies_the_monodromy_and_rejects_a_subset(m2, monkeypatch):
     # (2,1): monodromy without the exact count stops by its stall rule; the trace test in the coordinates c must pass
     # on all 14 points (the count of Lagrange on the quartic, test above) and fail when one is left out
-    from m2bridge.exact.compute import parametrization
+    from m2bridge.exact.problem import parametrization
     from m2bridge.metric.data import data_form
-    from m2bridge.metric.homotopy import trace_test
+    from m2bridge.homotopy.trace import trace_test
     from m2bridge.metric.weight_points import WeightSystem, weight_space_points
 
     arch = LightningAttention((2, 1), 2, 2)
@@ -253,7 +255,8 @@ def test_the_weight_space_trace_test_certifies_the_monodromy_and_rejects_a_subse
     system = WeightSystem(model, form.G_float(), np.linalg.qr(rng.standard_normal((2, 2)))[0])
     x0 = rng.standard_normal(system.unknowns) + 0j
     # 14 solutions at a random complex u0 from the stored ones: track the data's points back to u0
-    from m2bridge.metric.homotopy import monodromy, newton
+    from m2bridge.homotopy.monodromy import monodromy
+    from m2bridge.homotopy.tracker import newton
 
     c0, J0 = system.parts(x0[None, :])
     normal = np.linalg.svd(J0[0].T)[2][system.unknowns:].conj().T
@@ -273,9 +276,9 @@ def test_the_weight_space_trace_test_certifies_the_monodromy_and_rejects_a_subse
     assert not stopped.passed and np.isnan(stopped.deviation)
     # the margin decides where the summed size would not: a deviation far under 1e-7 of the sum fails when a typical
     # point's own deviation from affine is not a thousand times larger (a missing point could hide in it)
-    from m2bridge.metric import homotopy
+    from m2bridge import homotopy
 
-    monkeypatch.setattr(homotopy, "_typical_deviation", lambda *args: 1e-30)
+    monkeypatch.setattr(homotopy.trace, "_typical_deviation", lambda *args: 1e-30)
     hidden = trace_test(system, points, u0, rng, coordinates=coords)
     assert hidden.deviation < 1e-7 and hidden.margin > 1e-3 and not hidden.passed
 
@@ -284,7 +287,7 @@ def test_the_profile_systems_derivatives_are_those_of_its_residual_and_its_zeros
     # the profile system in V alone (the best A in closed form) for (2,2): its Jacobian and its velocity against
     # central differences of its residual; a weight-space critical point (w0, a0) for u0 has residual 0 there and
     # lifts back to itself (a0 = a*(w0, u0))
-    from m2bridge.exact.compute import parametrization
+    from m2bridge.exact.problem import parametrization
     from m2bridge.metric.profile_points import ProfileSystem
 
     param = parametrization(LightningAttention((2, 2), 2, 2))
@@ -312,9 +315,9 @@ def test_monodromy_in_v_alone_reaches_the_exact_counts_with_the_weight_space_poi
     # (2,2): the profile system's monodromy without a count, certified by its trace test, gives F4's exact counts
     # (an independent computation: Macaulay2's profileCritical over two primes) for a generic form and the data's
     # form, and the same real critical points (losses, indices, weights' residuals) as monodromy in all the weights
-    from m2bridge.exact.compute import parametrization
+    from m2bridge.exact.problem import parametrization
     from m2bridge.metric.data import data_form
-    from m2bridge.metric.loss import _generic_form
+    from m2bridge.metric.loss import generic_form
     from m2bridge.metric.profile_points import profile_points
     from m2bridge.metric.weight_points import weight_space_points
 
@@ -322,7 +325,7 @@ def test_monodromy_in_v_alone_reaches_the_exact_counts_with_the_weight_space_poi
     param = parametrization(arch)
     model = profile_model(param)
     form = data_form(param, generate_dataset(arch, 5, seed=0, noise=0.5))
-    Gg, ug = _generic_form(param.ambient_dimension, np.random.default_rng(1))
+    Gg, ug = generic_form(param.ambient_dimension, np.random.default_rng(1))
     exact = {}
     for name, G, u, G_float, u_float in [("data", form.G_rational(), form.u, form.G_float(), form.u_float()),
                                          ("generic", Gg, ug, np.array(Gg, dtype=float), np.array(ug, dtype=float))]:
@@ -347,8 +350,8 @@ def test_paths_split_over_worker_processes_end_where_one_process_ends_them():
 
     from m2bridge.deadline import Deadline
     from m2bridge.errors import RunTimeout
-    from m2bridge.exact.compute import parametrization
-    from m2bridge.metric import homotopy
+    from m2bridge.exact.problem import parametrization
+    from m2bridge import homotopy
     from m2bridge.metric.profile_points import ProfileSystem
 
     param = parametrization(LightningAttention((2, 2), 2, 2))
@@ -368,7 +371,7 @@ def test_paths_split_over_worker_processes_end_where_one_process_ends_them():
         with Deadline(1.0), homotopy.tracking_workers(2):
             for _ in range(1000):
                 homotopy.track(system, points, u0, u1, max_steps=20000)
-    assert time.monotonic() - began < 30 and not homotopy._POOL
+    assert time.monotonic() - began < 30 and not homotopy.tracker._POOL
     assert np.array_equal(homotopy.track(system, points, u0, u1)[1], alone[1])
 
 
@@ -376,7 +379,7 @@ def test_the_polynomial_weight_system_agrees_with_the_bilinear_one():
     # the generic PolynomialSystem (c and its derivatives from a table of monomials, any chart) on the (2,1) layer with
     # the chart A_11 = 1: every critical point (14, the Lagrange count of the test above), the same real ones (loss
     # values) as the bilinear WeightSystem on a random chart of V, and G (c - u) normal to the image at each
-    from m2bridge.exact.compute import parametrization
+    from m2bridge.exact.problem import parametrization
     from m2bridge.metric.data import data_form
     from m2bridge.metric.weight_points import PolynomialSystem, system_points, weight_space_points
 
@@ -389,7 +392,7 @@ def test_the_polynomial_weight_system_agrees_with_the_bilinear_one():
     bilinear = weight_space_points(profile_model(param), form.G_float(), form.u_float(), 14, 14, seed=4)
     assert found.complete and found.traced and found.found == 14
     assert sorted(p.loss for p in found.points) == pytest.approx(sorted(p.loss for p in bilinear.points), rel=1e-7)
-    from m2bridge.metric.weights import coordinate_functions
+    from m2bridge.exact.problem import coordinate_functions
 
     _, dc = coordinate_functions(param)
     for p in found.points:
@@ -405,7 +408,7 @@ def _total_squares(Y) -> float:
 
 def _locus(arch, data, m2):
     """The loss's critical points on the critical locus of one layer, for a dataset (best loss 0 assumed)."""
-    from m2bridge.exact.compute import parametrization
+    from m2bridge.exact.problem import parametrization
     from m2bridge.metric.critical_locus import loss_on_critical_locus
     from m2bridge.metric.data import data_form
 
@@ -501,8 +504,8 @@ def test_a_form_homotopy_between_one_systems_two_forms_evaluates_the_map_once_wi
     # (2,1) in all the weights: for two forms of one system (the same chart) the homotopy evaluates c and J once per
     # point; its residual, Jacobian (against central differences of the residual) and velocity are those of the
     # definition gamma (1 - s) F_a + s F_b computed from each system on its own
-    from m2bridge.exact.compute import parametrization
-    from m2bridge.metric.homotopy import FormHomotopy
+    from m2bridge.exact.problem import parametrization
+    from m2bridge.homotopy.endgame import FormHomotopy
     from m2bridge.metric.weight_points import WeightSystem
 
     arch = LightningAttention((2, 1), 2, 2)
@@ -536,7 +539,10 @@ def test_a_generic_forms_points_carried_to_the_frobenius_form_are_eckart_young()
     # rank-one 2 x 2 matrices (the quadric y1 y4 - y2 y3): a generic form has 2 (n - 1) = 6 critical points (a smooth
     # quadric cone in C^4, Draisma et al. 2016), the Frobenius form 2 (Eckart-Young: the two singular triples). The
     # form homotopy carries the 6 to exactly the 2 rank-one SVD terms of u; 4 paths go to infinity
-    from m2bridge.metric.homotopy import DistanceSystem, form_homotopy, monodromy, seed, trace_test
+    from m2bridge.homotopy.systems import DistanceSystem, seed
+    from m2bridge.homotopy.endgame import form_homotopy
+    from m2bridge.homotopy.monodromy import monodromy
+    from m2bridge.homotopy.trace import trace_test
 
     y = sympy.symbols("y_1:5")
     rng = np.random.default_rng(3)
@@ -558,7 +564,7 @@ def test_a_generic_forms_points_carried_to_the_frobenius_form_are_eckart_young()
 def _quadric_cone_start():
     """The rank-one 2 x 2 matrices (the quadric cone y1 y4 - y2 y3) with a generic form (6 critical points), and the
     seed points at a random complex target u0."""
-    from m2bridge.metric import homotopy
+    from m2bridge import homotopy
 
     y = sympy.symbols("y_1:5")
     rng = np.random.default_rng(3)
@@ -572,7 +578,7 @@ def test_monodromy_pushes_each_point_once_through_each_kept_loop(monkeypatch):
     # round, the former strategy, never does) and no point goes twice through the same loop (the first legs u0 -> u1,
     # with the small step budget: a retry of a failed path has the large one); the points are the same 6 as the
     # former strategy's
-    from m2bridge.metric import homotopy
+    from m2bridge import homotopy
 
     system, start, u0 = _quadric_cone_start()
     real_track, first_legs, rounds = homotopy.track, [], []
@@ -584,20 +590,20 @@ def test_monodromy_pushes_each_point_once_through_each_kept_loop(monkeypatch):
             rounds.append({tuple(np.round(u, 6)) for u in ub})
         return real_track(system, X0, ua, ub, *args, **kwargs)
 
-    monkeypatch.setattr(homotopy, "track", recording)
+    monkeypatch.setattr(homotopy.tracker, "track", recording)
     kept = homotopy.monodromy(system, start, u0, np.random.default_rng(4), stall=10)
     assert len(kept.points) == 6 and len(first_legs) == len(set(first_legs)) > 0
     assert any(a & b for i, a in enumerate(rounds) for b in rounds[:i])  # a loop reused in a later round
     first_legs.clear(), rounds.clear()
     fresh = homotopy.monodromy(system, start, u0, np.random.default_rng(4), stall=10, reuse=False)
-    assert len(homotopy._new_points(kept.points, fresh.points)) == 0 and len(fresh.points) == 6
+    assert len(homotopy.new_points(kept.points, fresh.points)) == 0 and len(fresh.points) == 6
     assert not any(a & b for i, a in enumerate(rounds) for b in rounds[:i])
 
 
 def test_a_pair_whose_path_fails_goes_through_its_loop_again_with_the_large_budget(monkeypatch):
     # fault injection on the quadric cone: the first path into a kept loop fails; once every kept loop has seen every
     # point, that pair (point, loop) is tracked again, once, with the large step budget, and all 6 points are found
-    from m2bridge.metric import homotopy
+    from m2bridge import homotopy
 
     system, start, u0 = _quadric_cone_start()
     real_track, tries = homotopy.track, []
@@ -617,7 +623,7 @@ def test_a_pair_whose_path_fails_goes_through_its_loop_again_with_the_large_budg
                              if p == tries[0][0])
         return X, ok
 
-    monkeypatch.setattr(homotopy, "track", flaky)
+    monkeypatch.setattr(homotopy.tracker, "track", flaky)
     found = homotopy.monodromy(system, start, u0, np.random.default_rng(4), stall=10)
     assert len(found.points) == 6
     assert [budget for _, budget in tries] == [2000, 20000]
@@ -628,7 +634,7 @@ def test_failed_paths_are_tracked_again_on_their_own_homotopy_and_around_on_the_
     # same gamma (tracked alone on another gamma it may end on another path's point: another homotopy, other pairings)
     # and still ends at the 2 Eckart-Young points; the trace test, whose straight segments lose a path on every line,
     # routes it through a midpoint (the trace is the sum over the solutions, whichever path reaches them) and passes
-    from m2bridge.metric import homotopy
+    from m2bridge import homotopy
 
     y = sympy.symbols("y_1:5")
     rng = np.random.default_rng(3)
@@ -651,7 +657,7 @@ def test_failed_paths_are_tracked_again_on_their_own_homotopy_and_around_on_the_
             ok[0] = False
         return X, ok
 
-    monkeypatch.setattr(homotopy, "track", flaky)
+    monkeypatch.setattr(homotopy.tracker, "track", flaky)
     u = rng.standard_normal(4)
     carried = homotopy.form_homotopy(generic, frobenius, points, u0, u, rng)
     assert len(gammas) == 1 and carried.complete and carried.lost == 0 and len(carried.points) == 2
@@ -666,7 +672,7 @@ def test_failed_paths_are_tracked_again_on_their_own_homotopy_and_around_on_the_
 def test_new_points_drops_exactly_the_near_repeats():
     # the k-d tree lookup against the definition: a candidate is dropped when within tol * max(1, |c|_inf) (max norm
     # of the complex entries) of a known point or of an earlier kept candidate
-    from m2bridge.metric.homotopy import _new_points
+    from m2bridge.homotopy.dedup import new_points
 
     def by_definition(known, candidates, tol=1e-6):
         out = []
@@ -692,7 +698,7 @@ def test_new_points_drops_exactly_the_near_repeats():
                             base[350:] + outside])
     candidates = np.vstack([candidates[rng.permutation(len(candidates))], chain])
     for known in (base[:150], np.zeros((0, 3))):
-        kept = _new_points(known, candidates)
+        kept = new_points(known, candidates)
         assert np.array_equal(kept, by_definition(known, candidates))
         # the chain keeps its ends (1.6 tol apart), drops its middle: compared with kept candidates only
         assert len(kept) == (250 if len(known) else 300) + 80 + 50 + 2
@@ -762,12 +768,13 @@ def test_the_loss_carries_the_generic_points_where_the_datas_trace_test_fails(m2
     # (2,1), every exact count stopped at once: the trace test is made to fail for the data's form (as it does for
     # forms under which critical points escape to infinity), so the data's count comes from the generic form's 14
     # points (certified by their trace test) carried to the data: 14, Lagrange's count on the quartic (test above)
-    from m2bridge.metric import homotopy, weight_points
+    from m2bridge import homotopy
+    from m2bridge.homotopy import pipeline
     from m2bridge.metric.loss import loss_report
 
     arch = LightningAttention((2, 1), 2, 2)
     data = generate_dataset(arch, 5, seed=3)  # a teacher's targets: one critical point has zero loss
-    real_trace_test = weight_points.trace_test
+    real_trace_test = pipeline.trace_test
     data_G = []
 
     def failing_for_the_data(system, *args, **kwargs):
@@ -777,7 +784,7 @@ def test_the_loss_carries_the_generic_points_where_the_datas_trace_test_fails(m2
             return homotopy.TraceTest(False, 1e-2)
         return real_trace_test(system, *args, **kwargs)
 
-    monkeypatch.setattr(weight_points, "trace_test", failing_for_the_data)
+    monkeypatch.setattr(pipeline, "trace_test", failing_for_the_data)  # where system_points' trace test runs
     _exact_counts_run_past_their_limit(monkeypatch, m2)
     report = loss_report(arch, data, m2, seed=1, timeout=300, locus_seconds=0, count_seconds=0.5)
     assert report.generic_ed_degree.value == 14
@@ -790,15 +797,16 @@ def test_the_loss_carries_the_generic_points_where_the_datas_trace_test_fails(m2
 def test_paths_lost_on_the_way_to_the_data_are_found_by_monodromy_at_the_data(m2, monkeypatch):
     # (2,1) has 14 critical points (Lagrange on the quartic, test above); four of them are dropped on the way to the
     # data, and monodromy at the data itself must find them again
-    from m2bridge.exact.compute import parametrization
-    from m2bridge.metric import homotopy, weight_points
+    from m2bridge.exact.problem import parametrization
+    from m2bridge.homotopy import pipeline
+    from m2bridge.metric import weight_points
     from m2bridge.metric.data import data_form
 
     arch = LightningAttention((2, 1), 2, 2)
     param = parametrization(arch)
     form = data_form(param, generate_dataset(arch, 5, seed=1, noise=0.3))
-    real_track_all = weight_points.track_all
-    monkeypatch.setattr(weight_points, "track_all", lambda *a, **k: real_track_all(*a, **k)[:10])
+    real_track_all = pipeline.track_all
+    monkeypatch.setattr(pipeline, "track_all", lambda *a, **k: real_track_all(*a, **k)[:10])
     found = weight_points.weight_space_points(profile_model(param), form.G_float(), form.u_float(), 14, 14, seed=2)
     assert found.found == 14 and found.complete and "went on from the 10 that did: 14" in found.note
 

@@ -13,11 +13,12 @@ from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 
 @pytest.fixture(scope="module")
 def ip(m2):
+    from m2bridge.bridge import magic
+
     shell = InteractiveShell.instance()
     shell.run_line_magic("load_ext", "m2bridge")
+    magic.session().timeout = 600  # the kernel's session has no time limit: a cell here fails, never hangs
     yield shell
-    from m2bridge import magic
-
     if magic._SESSION is not None:
         magic._SESSION.close()
         magic._SESSION = None
@@ -53,7 +54,13 @@ def test_error_names_the_cell_line_and_session_stays_usable(ip, capsys):
     assert ip.run_line_magic("m2", "a + 41").text == "42"
 
 
-def test_kernel_interrupt_interrupts_m2(ip):
+def test_kernel_interrupt_interrupts_m2(ip, sigint):
+    # 60 s turns an unheard Ctrl-C into a failure, not an endless loop (the magic prints the time-out as an error and
+    # returns, so no KeyboardInterrupt)
+    from m2bridge.bridge import magic
+
+    session = magic.session()
+    limit, session.timeout = session.timeout, 60
     timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
@@ -61,4 +68,5 @@ def test_kernel_interrupt_interrupts_m2(ip):
             ip.run_cell_magic("m2", "", "while true do 1")
     finally:
         timer.cancel()
+        session.timeout = limit
     assert ip.run_line_magic("m2", "6*7").text == "42"

@@ -1,4 +1,4 @@
-"""Transformer blocks: tokenwise polynomial MLPs between attention layers (MATH.md section 9).
+"""Transformer blocks: tokenwise polynomial MLPs between attention layers (documentation: Mathematics, section 9).
 
 Expected values come from independent facts, never from the naive count: the Alexander-Hirschowitz
 theorem for one hidden layer, the dimensions of symmetric and general matrices of bounded rank, the
@@ -13,14 +13,14 @@ from math import comb
 import numpy as np
 import pytest
 
-from m2bridge.architecture import LightningAttention, Network, transformer_block
+from m2bridge.network import LightningAttention, Network, transformer_block
 from m2bridge.errors import ArchitectureError
 from m2bridge.exact.jacobian_qq import qq_jacobian_rank
 from m2bridge.layers import MLP, Attention
 from m2bridge.numeric.dimension import numeric_dimension
 from m2bridge.numeric.jacobian import (Arithmetic, forward, output_projection, projected_jacobian, random_inputs,
                                        random_weights)
-from m2bridge.numeric.modular import DEFAULT_PRIME, matmul_mod
+from m2bridge.fields import DEFAULT_PRIME, matmul_mod
 from m2bridge.numeric.symmetry import proven_groups, symmetry_tangents
 
 
@@ -80,7 +80,7 @@ def test_attention_only_networks_are_unchanged_as_layer_lists():
 
 
 def _reference_forward(net: Network, weights, x):
-    """MATH.md sections 8-9 token by token, loops instead of einsum."""
+    """Mathematics (documentation), sections 8-9 token by token, loops instead of einsum."""
     z = x.copy()
     for layer, w in zip(net.layer_specs, weights):
         n, _, t = z.shape

@@ -6,17 +6,17 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from m2bridge.architecture import LightningAttention, SoftmaxAttention, make_architecture
+from m2bridge.network import LightningAttention, SoftmaxAttention, make_architecture
 from m2bridge.errors import ArchitectureError
 from m2bridge.formulas import expected_dimension
 from m2bridge.numeric.dimension import numeric_dimension
 from m2bridge.numeric.jacobian import (Arithmetic, flatten_weights, forward, map_weights, output_projection,
                                        projected_jacobian, random_inputs, random_weights, unflatten_weights)
-from m2bridge.numeric.modular import DEFAULT_PRIME, matmul_mod, rank_mod
+from m2bridge.fields import DEFAULT_PRIME, matmul_mod, rank_mod
 
 
 def reference_forward(arch, weights, x):
-    """MATH.md section 8 written out with loops (independent of the vectorized code):
+    """Mathematics (documentation), section 8 written out with loops (independent of the vectorized code):
     out_j = sum_h sum_{i in I(j)} w_h(i, j) V_h z_i, plus Z with a skip connection."""
     z = np.array(x, dtype=float)
     for layer, w in zip(arch.layer_specs, weights):

@@ -9,12 +9,13 @@ import pytest
 from sympy.utilities.iterables import partitions
 
 from m2bridge import LightningAttention
-from m2bridge.exact import truncated
-from m2bridge.exact.compute import parametrization
+from m2bridge.exact import blocks
+from m2bridge.exact.problem import parametrization
 from m2bridge.exact.grading import standard_weights
 from m2bridge.exact.representations import (NotAModule, _apply, _derivation, _span_preserved, decompose,
                                             dominates, kostka, weyl_dimension)
-from m2bridge.exact.truncated import _coordinate_polys, truncated_ideal
+from m2bridge.exact.blocks import coordinate_polys
+from m2bridge.exact.truncated import truncated_ideal
 
 
 def _partitions(size: int, parts: int) -> list[tuple[int, ...]]:
@@ -107,13 +108,13 @@ def test_decompose_refuses_what_is_not_a_module():
 
 def _std(arch):
     param = parametrization(arch)
-    coords = _coordinate_polys(param)
+    coords = coordinate_polys(param)
     return param, coords, standard_weights(param, coords)
 
 
 @pytest.mark.parametrize("dims, rank", [((2, 1), 2), ((3, 1), 1), ((2, 2), 2)])
 def test_coordinate_weights_are_those_of_columns_rows_and_symmetric_token_pairs(dims, rank):
-    # the reduced ambient space is C^d x C^d' x Sym^2 C^d (MATH.md section 3): each weight (e_k, e_r, e_p + e_q) once,
+    # the reduced ambient space is C^d x C^d' x Sym^2 C^d (documentation: Mathematics, section 3): each weight (e_k, e_r, e_p + e_q) once,
     # in the query/key form (gauge-fixed Q: variables of negative weight) too
     d, e = dims
     _, _, (factors, weights) = _std(LightningAttention(dims, rank, 2))
@@ -185,7 +186,7 @@ def test_one_token_multi_head_and_deep():
 
 
 def test_worker_processes_give_the_same_representations(monkeypatch):
-    monkeypatch.setattr(truncated, "PARALLEL_MIN_BLOCKS", 1)
+    monkeypatch.setattr(blocks, "PARALLEL_MIN_BLOCKS", 1)
     arch = LightningAttention((2, 2), 2, 2)
     serial, parallel = truncated_ideal(arch, 4), truncated_ideal(arch, 4, workers=2)
     plain = truncated_ideal(arch, 4, symmetry=False)  # every block solved: the orbits' counts were right

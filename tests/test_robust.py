@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 import sympy
 
-from m2bridge import LightningAttention
-from m2bridge.metric import homotopy
+from m2bridge import LightningAttention, homotopy
 from m2bridge.metric.data import DataError
-from m2bridge.metric.engine import hypersurface_count
-from m2bridge.metric.krawczyk import IntervalSystem, krawczyk, precision
-from m2bridge.metric.robust import (boundary_polynomial, random_classifier, random_cone, random_input,
-                                    robustness_report)
+from m2bridge.exact.counts import hypersurface_count
+from m2bridge.homotopy.krawczyk import IntervalSystem, krawczyk, precision
+from m2bridge.metric.robust import robustness_report
+from m2bridge.metric.classifier import boundary_polynomial, random_classifier, random_input
+from m2bridge.metric.boundary import random_cone
 
 EYE = lambda n: [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]  # noqa: E731
 
@@ -136,7 +136,7 @@ def test_bad_inputs_are_refused_with_a_clear_message(m2, tmp_path):
     np.save(x, np.ones((3, 2)))
     for extra in (["--weights", str(bad)], ["--input", str(x)], ["--weights", str(tmp_path / "missing.npz")]):
         proc = subprocess.run([sys.executable, "-m", "m2bridge.cli", "robust", "--dims", "2,1", "--ranks", "2",
-                               "--tokens", "2", *extra], capture_output=True, text=True)
+                               "--tokens", "2", *extra], capture_output=True, text=True, timeout=300)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
 
 
@@ -162,7 +162,7 @@ def test_cli_json_keys_and_weights_file(tmp_path):
 def test_rank_deficient_attention_matrix_is_named_as_the_reason_for_the_drop(m2):
     # making A = Q^T K rank one (K's rows equal) turns the (2, 1) boundary into a plane times a quadric: ED degree
     # 1 + 2 = 3 (see the factoring test), below the value of random weights
-    from m2bridge.metric.robust import Classifier
+    from m2bridge.metric.classifier import Classifier
 
     arch = LightningAttention((2, 1), 2, 2)
     clf = random_classifier(arch, 0)
@@ -189,7 +189,7 @@ def test_monodromy_is_seeded_on_every_component_over_the_complex_numbers(m2):
 
 
 def test_tiny_input_is_taken_exactly(m2, tmp_path):
-    from m2bridge.metric.robust import load_input
+    from m2bridge.metric.classifier import load_input
 
     arch = LightningAttention((2, 1), 2, 2)
     np.save(tmp_path / "x.npy", np.array([[3e-7, -1e-7], [2e-7, 4e-7]]))
@@ -197,3 +197,19 @@ def test_tiny_input_is_taken_exactly(m2, tmp_path):
     assert float(X0[0, 0]) == 3e-7  # exactly the float given, not rounded to 1e-6
     report = robustness_report(arch, random_classifier(arch, 0), X0, runs=0, m2=m2)
     assert report.radius["value"] is not None and report.radius["value"] < 1e-6  # a cone: the radius scales
+
+
+def test_bad_input_files_say_what_is_wrong_in_the_names_the_user_chose(tmp_path):
+    # an infinite entry is named as such (the shape was right), and a one-layer file with plain names (Q, ...) is
+    # asked for the plain name it lacks, with the shapes it may have
+    import numpy as np
+
+    x0 = tmp_path / "x0.npy"
+    np.save(x0, np.array([[1.0, np.inf], [0.5, 2.0]]))
+    weights = tmp_path / "w.npz"
+    np.savez(weights, w=np.ones((1, 2)), Q=np.ones((2, 2)))
+    base = [sys.executable, "-m", "m2bridge.cli", "robust", "--dims", "2,1", "--ranks", "2", "--tokens", "2"]
+    for extra, words in ((["--input", str(x0)], "X0 has 1 infinite or NaN entry (at (0, 1))"),
+                         (["--weights", str(weights)], "missing the array 'K' (layer 1, shape (1, 2, 2) or (2, 2)")):
+        proc = subprocess.run(base + extra, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 2 and words in proc.stderr and "Traceback" not in proc.stderr, proc.stderr

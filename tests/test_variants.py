@@ -1,14 +1,14 @@
-"""Heads, value ranks, causal masks and skip connections (MATH.md section 8), numeric and exact."""
+"""Heads, value ranks, causal masks and skip connections (documentation: Mathematics, section 8), numeric and exact."""
 
 import numpy as np
 import pytest
 
-from m2bridge.architecture import LightningAttention, SoftmaxAttention
+from m2bridge.network import LightningAttention, SoftmaxAttention
 from m2bridge.errors import ArchitectureError
 from m2bridge.formulas import expected_dimension
 from m2bridge.numeric.dimension import numeric_dimension
 from m2bridge.numeric.jacobian import forward, projected_jacobian, output_projection, random_inputs, random_weights, Arithmetic
-from m2bridge.numeric.modular import DEFAULT_PRIME, matmul_mod
+from m2bridge.fields import DEFAULT_PRIME, matmul_mod
 from m2bridge.numeric.symmetry import proven_groups, symmetry_tangents
 
 

@@ -17,7 +17,11 @@ from typing import Any, Iterable, Iterator
 
 import flint
 
-from .grading import Monomial
+from m2bridge.exact.blocks import block_values, pullback_through
+from m2bridge.exact.blocks import solve_block as solve
+from m2bridge.exact.grading import Monomial
+from m2bridge.exact.linear import Linear
+from m2bridge.parallel import connect, local_pool
 
 Vector = dict[Monomial, int]
 Task = tuple[list[Monomial], list[Vector]]  # a block's monomials, the lower ideal's products in it
@@ -27,16 +31,14 @@ _STATE: dict[tuple, dict[str, Any]] = {}  # per worker process: the pull-back of
 
 
 def solve_block(spec: tuple, k: int, monos: list[Monomial], products: list[Vector], generators: bool) -> Result:
-    """One block in a worker (:func:`.truncated.solve_block`, with the pull-back of this problem kept per process)."""
-    from .truncated import _Linear, _pullback, block_values, solve_block as solve
-
+    """One block in a worker (:func:`.blocks.solve_block`, with the pull-back of this problem kept per process)."""
     key, coords, nweights, field, evaluation = spec
     state = _STATE.get(key)
     if state is None:
         ctx = flint.fmpz_mpoly_ctx.get(("w", nweights), "lex")
         cache = {(): ctx.from_dict({}) + 1}
-        state = _STATE[key] = {"cache": cache, "pullback": _pullback(cache, [ctx.from_dict(c) for c in coords]),
-                               "linear": _Linear(field), "degree": 0,
+        state = _STATE[key] = {"cache": cache, "pullback": pullback_through(cache, [ctx.from_dict(c) for c in coords]),
+                               "linear": Linear(field), "degree": 0,
                                "values": block_values(coords, nweights, field) if evaluation else None}
     cache = state["cache"]
     if k != state["degree"]:  # degree k builds on degree k - 1: drop the products below it
@@ -56,6 +58,8 @@ class BlockPool:
         self.connect_timeout = connect_timeout
         self._pool = self._client = None
         self.used = False  # whether any block went to the workers
+        if scheduler is not None:  # reached (or refused) now, whether or not a degree has enough blocks to send
+            self._client = connect(scheduler, connect_timeout)
 
     @property
     def where(self) -> str:
@@ -67,19 +71,10 @@ class BlockPool:
         self.used = True
         if self.scheduler is not None:
             if self._client is None:
-                from ..compare import _connect
-
-                self._client = _connect(self.scheduler, self.connect_timeout)
+                self._client = connect(self.scheduler, self.connect_timeout)
             return self._client.submit(solve_block, *args, pure=False, retries=2)  # a lost worker: retried
         if self._pool is None:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            from ..compare import _ignore_sigint
-
-            start = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(start),
-                                             initializer=_ignore_sigint)
+            self._pool = local_pool(self.workers)
         return self._pool.submit(solve_block, *args)
 
     def run(self, spec: tuple, k: int, tasks: Iterable[Task], generators: bool) -> Iterator[Result]:

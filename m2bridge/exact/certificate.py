@@ -34,10 +34,29 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..errors import M2Error, M2Timeout, ProblemTooLarge, RunTimeout
-from ..session import Macaulay2
-from .jacobian_qq import qq_jacobian_rank
-from .truncated import Certificate, TruncatedIdeal, truncated_ideal
+from m2bridge.bridge.session import Macaulay2
+from m2bridge.deadline import Budget
+from m2bridge.errors import (
+    M2Error,
+    M2MemoryLimit,
+    M2Timeout,
+    ProblemTooLarge,
+    RunTimeout,
+)
+from m2bridge.exact.compute import implicitize
+from m2bridge.exact.counts import (
+    F4_PRIMES,
+    chart_fiber_points,
+    chart_section_points,
+    chart_weights,
+)
+from m2bridge.exact.feasibility import check_feasible
+from m2bridge.exact.jacobian_qq import qq_jacobian_rank
+from m2bridge.exact.problem import parametrization, setup_script
+from m2bridge.exact.truncated import truncated_ideal
+from m2bridge.exact.truncated_result import Certificate, TruncatedIdeal
+from m2bridge.fields import SMALL_PRIME
+from m2bridge.results import Status, weakest
 
 
 def closure_dimension(trunc: TruncatedIdeal, seed: int = 0) -> Certificate:
@@ -45,7 +64,7 @@ def closure_dimension(trunc: TruncatedIdeal, seed: int = 0) -> Certificate:
     rank = qq_jacobian_rank(trunc.architecture, seed=seed)
     if rank.certified:
         return Certificate(rank.rank, "exact Jacobian rank over QQ at a rational point, equal to the "
-                                      "proven-symmetry bound (python-flint)")
+                                      "proven-symmetry bound (python-flint)", Status.PROVED)
     return Certificate(None, f"not certified: the exact Jacobian rank {rank.rank} at a rational point is only a "
                              f"lower bound (symmetry bound {rank.bound})")
 
@@ -66,8 +85,6 @@ def closure_degree(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0, timeout:
     """The closure's degree as that of a Segre variety under a birational finite projection (and the
     Segre cone's dimension), else through a chart (``chart_timeout``: seconds per Macaulay2 call there, default
     ``timeout``), or a certificate saying why it was not computed."""
-    from .compute import parametrization, setup_script
-
     param = parametrization(trunc.architecture)
     m = _bilinear_split(param)
     if m is None:
@@ -87,7 +104,9 @@ def closure_degree(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0, timeout:
     if not one_point:
         return Certificate(None, f"not certified: the fiber of a random image point on the Segre variety {segre} "
                                  f"is not one reduced point (seed {seed}, Macaulay2)"), dim
-    return Certificate(int(deg), f"degree of the Segre variety {segre}, computed in Macaulay2; its projection has no "
+    # a random image point stands for a generic one: verified, not proved
+    return Certificate(int(deg), status=Status.VERIFIED,
+                       method=f"degree of the Segre variety {segre}, computed in Macaulay2; its projection has no "
                                  "base points and the fiber of a random image point is one reduced point, so it "
                                  "is finite and birational onto the closure (projectionDegree)"), dim
 
@@ -96,8 +115,6 @@ def _chart_degree(param, dimension: Certificate | None, m2: Macaulay2, seed: int
                   timeout: float | None) -> Certificate:
     """The closure's degree through a chart of the weights (random values on the fixed ones): its points on a
     random affine linear space of complementary dimension, divided by its points in a generic fiber."""
-    from ..metric.engine import F4_PRIMES, chart_fiber_points, chart_section_points, chart_weights
-
     if dimension is None or dimension.value is None:  # before the chart: its numeric Jacobian is not free
         return Certificate(None, "not computed: the degree through a chart needs the certified dimension")
     chart = chart_weights(param, seed)
@@ -109,7 +126,7 @@ def _chart_degree(param, dimension: Certificate | None, m2: Macaulay2, seed: int
     values = [rng.randint(2, 99) for _ in chart]
     try:
         fiber = chart_fiber_points(param, chart, m2, timeout=timeout, seed=seed, values=values)
-        if fiber.value is None or not fiber.certificate.startswith("exact"):
+        if fiber.value is None or not fiber.status.certain:
             return Certificate(None, f"not certified: the chart's points in a generic fiber: {fiber.value} "
                                      f"({fiber.certificate})")
         section = chart_section_points(param, chart, values, fiber.value, m2, timeout=timeout, seed=seed + 1)
@@ -118,11 +135,12 @@ def _chart_degree(param, dimension: Certificate | None, m2: Macaulay2, seed: int
         return Certificate(None, f"not computed: a Groebner basis through the chart (Macaulay2's chartFiber and "
                                  f"chartDegree) ran past {exc.seconds:g} s (implicit --degree-timeout)")
     where = ", ".join(f"{param.weights[i]} = {v}" for i, v in zip(chart, values))
-    if section.value is None or not section.certificate.startswith("exact"):
+    if section.value is None or not section.status.certain:
         return Certificate(None, f"not certified: {section.certificate} (chart {where}; {section.method})")
     primes = " and ".join(f"ZZ/{p}" for p in F4_PRIMES)
     points = "point" if fiber.value == 1 else "points"
-    return Certificate(section.value, f"{section.per_function * section.value} points of the chart {where} on a "
+    return Certificate(section.value, status=Status.VERIFIED,
+                       method=f"{section.per_function * section.value} points of the chart {where} on a "
                                       f"random affine linear space of codimension {free}, / {fiber.value} chart "
                                       f"{points} in a generic fiber (F4 Groebner bases over {primes} that agree, "
                                       "Macaulay2's chartDegree and chartFiber): a generic linear space meets the "
@@ -132,18 +150,32 @@ def _chart_degree(param, dimension: Certificate | None, m2: Macaulay2, seed: int
 def certify(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0, timeout: float | None = None,
             completeness: bool = False, degree_timeout: float | None = None) -> TruncatedIdeal:
     """:func:`_certify`; the run's time limit reached anywhere in it leaves what is not done 'not computed' or 'not
-    checked', and the ideal as it was."""
+    checked', and the ideal as it was; so does Macaulay2's memory limit, whose error is then raised."""
     try:
         return _certify(trunc, m2, seed, timeout, completeness, degree_timeout)
+    except M2MemoryLimit as exc:
+        mark_not_computed(trunc, completeness, f"Macaulay2 passed its memory limit of {exc.limit}")
+        raise
     except RunTimeout as exc:
-        why = f"the run's time limit ({exc.seconds:g} s) was reached"
-        if trunc.dimension is None:
-            trunc.dimension = Certificate(None, f"not computed: {why}")
-        if trunc.degree is None:
-            trunc.degree = Certificate(None, f"not computed: {why}")
-        if completeness and not trunc.completeness:
-            trunc.completeness = [f"not checked: {why}"]
-        return trunc
+        return mark_not_computed(trunc, completeness, f"the run's time limit ({exc.seconds:g} s) was reached")
+
+
+def _resting_on(trunc: TruncatedIdeal) -> Status:
+    """A completeness argument that is a proof given the closure's dimension and degree (semicontinuity,
+    unmixedness): as sure as those two numbers."""
+    return weakest([Status.PROVED, trunc.dimension.status if trunc.dimension else Status.NOT_COMPUTED,
+                    trunc.degree.status if trunc.degree else Status.NOT_COMPUTED])
+
+
+def mark_not_computed(trunc: TruncatedIdeal, completeness: bool, why: str) -> TruncatedIdeal:
+    """What certify has not done (stopped, or never started): 'not computed' or 'not checked', with why."""
+    if trunc.dimension is None:
+        trunc.dimension = Certificate(None, f"not computed: {why}")
+    if trunc.degree is None:
+        trunc.degree = Certificate(None, f"not computed: {why}")
+    if completeness and not trunc.completeness:
+        trunc.completeness = [f"not checked: {why}"]
+    return trunc
 
 
 def _certify(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0, timeout: float | None = None,
@@ -153,11 +185,9 @@ def _certify(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0, timeout: float
     (``complete``, ``dimension``, ``degree``, ``completeness``) and returned. ``degree_timeout``: seconds for
     each Macaulay2 call of the degree through a chart (default ``timeout``); past it, the degree is 'not computed'.
 
-    Completeness: where the elimination is within reach (:func:`.compute.check_feasible`) the ideal of
+    Completeness: where the elimination is within reach (:func:`.feasibility.check_feasible`) the ideal of
     the generators is compared with the elimination's; otherwise dimension, degree and unmixedness are
     checked (the Ext modules of a free resolution: often much slower than the elimination itself)."""
-    from .compute import check_feasible, implicitize, parametrization, setup_script
-
     if trunc.dimension is None:
         trunc.dimension = closure_dimension(trunc, seed)
     if trunc.degree is None:
@@ -221,6 +251,7 @@ def _certify(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0, timeout: float
             ref = implicitize(trunc.architecture, m2, timeout=timeout)
             same = m2.to_python("sub(Jfound, vars R) == I", timeout=timeout)
             trunc.complete = bool(same)
+            trunc.completeness_status = Status.PROVED if same else Status.TRUNCATED  # over QQ
             trunc.completeness = checks + [
                 ("J equals" if same else "J is not") + f" the closure's ideal computed by elimination "
                 f"({ref.provenance.method}) [{time.perf_counter() - t0:.1f} s]"]
@@ -245,11 +276,12 @@ def _certify(trunc: TruncatedIdeal, m2: Macaulay2, seed: int = 0, timeout: float
         checks.append("J is not unmixed: it has an embedded or lower-dimensional component, so generators of "
                       "higher degree are missing")
     trunc.complete = bool(unmixed)
+    trunc.completeness_status = _resting_on(trunc) if unmixed else Status.TRUNCATED
     trunc.completeness = checks
     return trunc
 
 
-CM_PRIME = 32003
+CM_PRIME = SMALL_PRIME
 
 
 def _cohen_macaulay_mod_p(m2: Macaulay2, trunc: TruncatedIdeal, dim: int, deg: int, seed: int,
@@ -276,6 +308,7 @@ def _cohen_macaulay_mod_p(m2: Macaulay2, trunc: TruncatedIdeal, dim: int, deg: i
         "if dim Ap == 0 then degree Ap else -1)", timeout=timeout)
     if length == deg:
         trunc.complete = True
+        trunc.completeness_status = _resting_on(trunc)
         return [f"mod {p} (F4): R/(J_p + {dim} linear forms with integer coefficients) has length {deg}, the "
                 "closure's degree: by semicontinuity R/J over QQ has the closure's dimension and degree and is "
                 "Cohen-Macaulay (the linear forms are a system of parameters of length its degree), so it is unmixed "
@@ -324,6 +357,7 @@ def _chart_localization_mod_p(m2: Macaulay2, trunc: TruncatedIdeal, param, split
         return [f"mod {p}, through the chart {fixed} = 1 (no elimination): {why}, so this certificate does not apply "
                 f"[{seconds:.1f} s]"]
     trunc.complete = True
+    trunc.completeness_status = _resting_on(trunc)
     listed = "; ".join(f"{h} (degree {e})" for h, e in denominators) or "none"
     return [f"mod {p}, through the chart {fixed} = 1 (no elimination, no Cohen-Macaulay closure): the chart's other "
             f"weights are g/h on the closure, with the denominators h: {listed}; modulo J_p every coordinate is a "
@@ -341,26 +375,23 @@ def complete_ideal(arch, m2: Macaulay2, limit: int = 8, seed: int = 0, timeout: 
     The (Groebner-basis) check runs on the generators through degree k when degree k brought new ones and
     degree k + 1 brings none (one more degree of linear algebra is much cheaper than a Groebner basis of
     an incomplete ideal), and at ``limit``."""
-    deadline = None if timeout is None else time.monotonic() + timeout
-
-    def left() -> float | None:
-        return None if deadline is None else max(1.0, deadline - time.monotonic())
-
+    budget = Budget(timeout)
     previous = None
     for k in range(1, limit + 1):
         current = truncated_ideal(arch, k, generators=True, progress=progress)
         if previous is None:
-            certify(current, m2, seed, left())
+            certify(current, m2, seed, budget.left(1.0))
         else:
             current.dimension, current.degree = previous.dimension, previous.degree
             if k - 1 in previous.generator_degrees and k not in current.generator_degrees:
-                certify(previous, m2, seed, left(), completeness=True)
+                certify(previous, m2, seed, budget.left(1.0), completeness=True)
                 if previous.complete:
                     return previous
-        if deadline is not None and time.monotonic() > deadline:
-            raise M2Timeout(f"no certified complete ideal within {timeout} s (reached degree {k})")
+        if budget.expired:  # (an M2Timeout built from a message alone was a TypeError here)
+            raise RunTimeout(timeout, f"No certified complete ideal within it (degree {k} reached): raise --timeout "
+                                      "or lower --max-degree.")
         previous = current
-    certify(previous, m2, seed, left(), completeness=limit in previous.generator_degrees)
+    certify(previous, m2, seed, budget.left(1.0), completeness=limit in previous.generator_degrees)
     if not previous.complete:
         previous.completeness.append(f"not certified complete through degree {limit}")
     return previous

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .grading import Monomial
+from m2bridge.exact.grading import Monomial
+from m2bridge.fields import EVAL_PRIME
 
-EVAL_PRIME = 2**31 - 1  # products of two residues fit in int64
 _CHUNK = 256  # points are drawn in chunks, each from its own seed: the first N are the same in every process
 
 

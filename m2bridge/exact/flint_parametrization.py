@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 import sympy
 
-from ..architecture import AttentionNetwork
-from ..layers import MLP
-from ..layers.base import Dual
-from .parametrization import Parametrization, one_token_form
+from m2bridge.exact.parametrization import Parametrization, one_token_form
+from m2bridge.layers import MLP
+from m2bridge.layers.base import Dual
+from m2bridge.network import AttentionNetwork
 
 
 def _names(arch: AttentionNetwork) -> list[tuple[int, str, list[list[str | int]]]]:
@@ -78,7 +78,7 @@ def build_flint_parametrization(arch: AttentionNetwork) -> Parametrization:
 
     if arch.softmax:
         raise ValueError("softmax attention is not polynomial: it has no exact parametrization")
-    from .jacobian_qq import check_exact_degrees
+    from m2bridge.exact.jacobian_qq import check_exact_degrees
 
     check_exact_degrees(arch)
     layout = _names(arch)

@@ -24,7 +24,7 @@ from typing import Any
 import flint
 import sympy
 
-from .parametrization import Parametrization
+from m2bridge.exact.parametrization import Parametrization
 
 Monomial = tuple[int, ...]  # sorted indices of coordinates (a degree-k monomial in y)
 Weight = tuple[int, ...]

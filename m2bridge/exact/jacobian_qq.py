@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from ..architecture import AttentionNetwork
-from ..errors import ArchitectureError
-from ..layers.base import Dual
+from m2bridge.errors import ArchitectureError
+from m2bridge.layers.base import Dual
+from m2bridge.network import AttentionNetwork
 
 
 @dataclass
@@ -108,7 +108,7 @@ def qq_jacobian_rank(arch: AttentionNetwork, seed: int = 0, force: bool = False,
     points are tried (each rank is a lower bound for the generic rank, each point's symmetry bound an
     upper bound): the result keeps the largest rank, the smallest bound and the number of points tried.
     """
-    from ..errors import ProblemTooLarge
+    from m2bridge.errors import ProblemTooLarge
 
     if arch.softmax:
         raise ArchitectureError("softmax attention is not polynomial: there is no exact Jacobian over QQ; "
@@ -133,7 +133,7 @@ def qq_jacobian_rank(arch: AttentionNetwork, seed: int = 0, force: bool = False,
 
 
 def _known_bound(arch: AttentionNetwork) -> int:
-    from ..formulas import known_upper_bound
+    from m2bridge.formulas import known_upper_bound
 
     known = known_upper_bound(arch)
     return arch.parameters if known is None else known[0]
@@ -173,7 +173,7 @@ def _rank_at_point(arch: AttentionNetwork, point: list[dict[str, np.ndarray]]) -
 
 def check_exact_degrees(arch: AttentionNetwork) -> None:
     """Refuse MLP degrees past what the exact paths expand, naming the numeric alternative."""
-    from ..layers.mlp import MAX_EXACT_DEGREE, MLP
+    from m2bridge.layers.mlp import MAX_EXACT_DEGREE, MLP
 
     high = [(i, layer.degree) for i, layer in enumerate(arch.layer_specs, start=1)
             if isinstance(layer, MLP) and layer.degree > MAX_EXACT_DEGREE]
@@ -187,8 +187,8 @@ def check_exact_degrees(arch: AttentionNetwork) -> None:
 def _symmetry_dimension(arch: AttentionNetwork, point: list[dict[str, np.ndarray]]) -> int:
     """Dimension spanned by the proven symmetries' tangents at the point (exact, modulo a large prime:
     a rank mod p never exceeds the rank over QQ, so the bound it gives is never too small)."""
-    from ..numeric.modular import DEFAULT_PRIME, rank_mod
-    from ..numeric.symmetry import proven_groups, symmetry_tangents
+    from m2bridge.fields import DEFAULT_PRIME, rank_mod
+    from m2bridge.numeric.symmetry import proven_groups, symmetry_tangents
 
     p = DEFAULT_PRIME
     weights = [{name: arr.astype(np.int64) % p for name, arr in w.items()} for w in point]

@@ -21,10 +21,12 @@ from dataclasses import dataclass
 from math import comb
 from typing import Any
 
-from ..architecture import AttentionNetwork
-from .truncated import TruncatedIdeal, truncated_ideal
+from m2bridge.exact.truncated import truncated_ideal
+from m2bridge.exact.truncated_result import TruncatedIdeal
+from m2bridge.fields import SMALL_PRIME
+from m2bridge.network import AttentionNetwork
 
-LAST_DEGREE_PRIME = 32003
+LAST_DEGREE_PRIME = SMALL_PRIME
 
 
 @dataclass

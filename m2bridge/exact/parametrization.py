@@ -24,7 +24,7 @@ from functools import cached_property
 import sympy
 from sympy.polys.matrices import DomainMatrix
 
-from ..architecture import AttentionNetwork
+from m2bridge.network import AttentionNetwork
 
 
 @dataclass
@@ -183,7 +183,7 @@ def layer_weights(arch: AttentionNetwork, index: int) -> LayerWeights:
 
 
 def _forward(layers: list[LayerWeights], x: sympy.Matrix) -> sympy.Matrix:
-    """sum_h V_h Z (mask * Z^T A_h Z) per layer, plus Z with a skip connection (MATH.md section 8)."""
+    """sum_h V_h Z (mask * Z^T A_h Z) per layer, plus Z with a skip connection (documentation: Mathematics, section 8)."""
     z = x
     t = x.cols
     for lw in layers:

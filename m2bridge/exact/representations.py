@@ -1,6 +1,6 @@
 """Irreducible representations of GL(n_1) x ... x GL(n_r) in the minimal generators of the closure's ideal.
 
-One lightning layer is a point q_{k,r}(y) = l_k(y) m_r(y) of C^d x C^d' x Sym^2 C^d (MATH.md section 3), and
+One lightning layer is a point q_{k,r}(y) = l_k(y) m_r(y) of C^d x C^d' x Sym^2 C^d (documentation: Mathematics, section 3), and
 GL(d) x GL(d') x GL(d) moves it linearly: a column k of A, a row r of V, the token y. Where that group maps the
 coordinates' span into itself it preserves the closure, so each degree of its ideal, and the new minimal generators
 of each degree (the degree-k part modulo R_1 times degree k - 1), are representations. Whether it does is computed
@@ -25,8 +25,14 @@ from typing import Any
 
 import flint
 
-from .grading import ATTENTION_FACTORS, Factor, Monomial, Weight, standard_weights
-from .parametrization import Parametrization
+from m2bridge.exact.grading import (
+    ATTENTION_FACTORS,
+    Factor,
+    Monomial,
+    Weight,
+    standard_weights,
+)
+from m2bridge.exact.parametrization import Parametrization
 
 Weights = tuple[tuple[int, ...], ...]  # one weight per factor of the group
 

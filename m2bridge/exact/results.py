@@ -7,7 +7,8 @@ from typing import Any
 
 import sympy
 
-from ..architecture import AttentionNetwork
+from m2bridge.network import AttentionNetwork
+from m2bridge.results import Status
 
 
 @dataclass
@@ -20,10 +21,12 @@ class Provenance:
     script: str
     seed: int | None = None
     method: str = "Macaulay2"
+    # over QQ a Groebner computation proves; over ZZ/p it speaks for QQ only for all but finitely many p
+    status: Status = Status.PROVED
 
     def to_dict(self) -> dict[str, Any]:
         return {"m2_version": self.m2_version, "field": self.field, "seconds": round(self.seconds, 4),
-                "seed": self.seed, "method": self.method}
+                "seed": self.seed, "method": self.method, "status": self.status.value}
 
 
 @dataclass
@@ -130,6 +133,7 @@ class ImplicitResult:
         return {
             **self.architecture.to_dict(),
             "ambient_dimension": self.ambient_dimension,
+            "status": self.provenance.status.value,
             "dimension": self.dimension,
             "degree": self.degree,
             "generators": [str(g) for g in self.generators],

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import sympy
 
-from ..serialize import to_m2
-from .parametrization import Parametrization
+from m2bridge.bridge.serialize import to_m2
+from m2bridge.exact.parametrization import Parametrization
 
 ELIM = "w'"  # eliminated coordinates w'_1..w'_c (a name no weight or coordinate can take)
 

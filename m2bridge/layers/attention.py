@@ -1,4 +1,4 @@
-"""Self-attention layers (MATH.md sections 1 and 8): heads, value ranks, causal masks, skip connections.
+"""Self-attention layers (documentation: Mathematics, sections 1 and 8): heads, value ranks, causal masks, skip connections.
 
 One layer maps ``Z`` (d_in x t) to ``sum_h V_h Z S_h`` (plus ``Z`` with a skip connection), with
 ``S_h = mask * (Q_h Z)^T (K_h Z)`` (lightning) or its masked column-wise softmax.
@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .base import (DualMatrix, LayerKind, NetworkContext, TangentBuilder, dual_add, dual_matmul, dual_transpose,
+from m2bridge.fields import inverse_mod
+from m2bridge.formulas import determinantal_dimension, rank_variety_dimension
+from m2bridge.layers.base import (DualMatrix, LayerKind, NetworkContext, TangentBuilder, dual_add, dual_matmul, dual_transpose,
                    positive_int)
 
 if TYPE_CHECKING:
@@ -209,7 +211,7 @@ class Attention(LayerKind):
 
     # ------------------------------------------------------------ exact (python-flint)
     def dual_forward(self, w, z: DualMatrix) -> DualMatrix:
-        from .base import Dual
+        from m2bridge.layers.base import Dual
 
         t = len(z[0])
         out = None
@@ -313,8 +315,6 @@ class Attention(LayerKind):
         """dA -> dK with Q^T dK = dA: dK = Q (Q^T Q)^{-1} dA (Q^T has full row rank for a >= d)."""
         import numpy as np
 
-        from ..numeric.modular import inverse_mod
-
         gram = tb.matmul(q.T, q)
         if tb.prime is None:
             return lambda rhs: q @ np.linalg.solve(gram, rhs)
@@ -359,8 +359,6 @@ class Attention(LayerKind):
     # ------------------------------------------------------------ formulas
     def naive_part(self, net: NetworkContext) -> int:
         """Per head: the rank-<=a attention matrices, the value matrices of rank <= b, minus the scaling."""
-        from ..formulas import determinantal_dimension, rank_variety_dimension
-
         return self.heads * (determinantal_dimension(self.d_in, self.rank)
                              + rank_variety_dimension(self.d_out, self.d_in, self.value_rank)
                              - (0 if net.softmax else 1))

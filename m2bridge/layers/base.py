@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ArchitectureError
+from m2bridge.errors import ArchitectureError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -170,7 +170,7 @@ class LayerKind(ABC):
     @abstractmethod
     def backward(self, w: dict[str, np.ndarray], cache: Any, z: np.ndarray, g: np.ndarray, ar: Any,
                  net: NetworkContext) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        """Cotangents ``g`` (N, R, d_out, t) of the output -> ({weight name: (N, R, *shape)}, cotangent of z)."""
+        """Cotangents ``g`` (N, R, d_out, t) of the output -> ({weight name: ``(N, R, *shape)``}, cotangent of z)."""
 
     # ------------------------------------------------------------ exact (python-flint)
     @abstractmethod

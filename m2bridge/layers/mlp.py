@@ -1,4 +1,4 @@
-"""Tokenwise MLP layers with a polynomial activation (MATH.md section 9).
+"""Tokenwise MLP layers with a polynomial activation (documentation: Mathematics, section 9).
 
 ``out_j = W2 sigma(W1 z_j)`` for every token j, ``sigma(x) = x^r`` entrywise, W1 (w x d_in), W2
 (d_out x w); with a skip connection ``Z + out`` (d_out = d_in). ``r = 1`` is a linear map W2 W1.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .base import DualMatrix, LayerKind, NetworkContext, TangentBuilder, dual_add, dual_matmul, positive_int
+from m2bridge.layers.base import DualMatrix, LayerKind, NetworkContext, TangentBuilder, dual_add, dual_matmul, positive_int
 
 if TYPE_CHECKING:
     import numpy as np
@@ -135,7 +135,7 @@ class MLP(LayerKind):
         groups: dict[str, list[np.ndarray]] = {"neuron_scaling": [], "hidden_gauge": [], "linear_fiber": [],
                                                "quadratic_orthogonal": []}
         if self.linear:
-            from .attention import units
+            from m2bridge.layers.attention import units
 
             for e in units(self.width, tb.dtype):  # W1 -> G W1, W2 -> W2 G^-1
                 groups["hidden_gauge"].append(tb.vector({(i, "W1"): tb.matmul(e, w1),

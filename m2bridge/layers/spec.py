@@ -21,10 +21,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import ArchitectureError
-from .attention import Attention
-from .base import LayerKind
-from .mlp import MLP
+from m2bridge.errors import ArchitectureError
+from m2bridge.layers.attention import Attention
+from m2bridge.layers.base import LayerKind
+from m2bridge.layers.mlp import MLP
 
 _ATTN_KEYS = {"a": "rank", "rank": "rank", "out": "d_out", "d_out": "d_out", "heads": "heads", "h": "heads",
               "b": "value_rank", "value_rank": "value_rank"}

@@ -1,1 +1,1 @@
-"""Critical points of squared distances on neuromanifolds: the loss of training (MATH.md section 10)."""
+"""Critical points of squared distances on neuromanifolds: the loss of training (documentation: Mathematics, section 10)."""

@@ -1,7 +1,7 @@
 """Critical points of the loss in weight space that are not pure: those on the parametrization's critical locus.
 
 A weight W with J(W)^T G (c(W) - u) = 0 where J has full rank maps to a critical point of the loss on the closure
-(MATH.md section 10). The others lie on the critical locus of the parametrization (section 6; for one layer: V = 0,
+(documentation: Mathematics, section 10). The others lie on the critical locus of the parametrization (section 6; for one layer: V = 0,
 A = 0, or A = s w^T with V = c s^T, paper Thm. 3.4). Here they are computed, not assumed: for each component K of
 the critical locus (Macaulay2's ``criticalComponents``, the minimal primes of the Jacobian's maximal minors; where
 that does not finish in time, the components of paper Thm. 3.4, said so in the result), the minimal primes Q of
@@ -22,12 +22,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import sympy
 
-from ..errors import M2Timeout
-from ..serialize import to_m2
-from ..session import Macaulay2
-from .engine import _m2_list, _m2_rows, eigen_points
-from .weights import loss_hessian
-
+from m2bridge.bridge.serialize import m2_list, m2_rows, to_m2
+from m2bridge.bridge.session import Macaulay2
+from m2bridge.errors import M2Timeout
+from m2bridge.metric.engine import eigen_points
+from m2bridge.metric.weights import loss_hessian
 
 MAX_MINORS = 20000  # (2,2): 6336 maximal minors, decomposed in 6 s; (3,1): 381888, not finished in 10 min
 
@@ -142,8 +141,8 @@ def loss_on_critical_locus(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2, 
     """The loss's weight-space critical points on each component of one layer's critical locus (module docstring);
     ``best_loss``: the least loss of a real critical point (to call a local minimum spurious), ``residual`` added to
     every loss value. The critical locus's components and the critical points on them each get ``seconds``; past
-them, paper Thm. 3.4's components and the linear ones (V = 0, A = 0) alone, said so in the result."""
-    from ..exact.compute import setup_script
+    them, paper Thm. 3.4's components and the linear ones (V = 0, A = 0) alone, said so in the result."""
+    from m2bridge.exact.problem import setup_script
 
     t0 = time.perf_counter()
     head = param.layers[0].heads[0]
@@ -151,7 +150,7 @@ them, paper Thm. 3.4's components and the linear ones (V = 0, A = 0) alone, said
     n = param.ambient_dimension
     mat = lambda M: "matrix{" + ", ".join("{" + ", ".join(to_m2(e) for e in M.row(i)) + "}"  # noqa: E731
                                          for i in range(M.rows)) + "}"
-    setup = (setup_script(param, "QQ") + f"Gl = matrix(QQ, {_m2_rows(G, n)});\nul = {_m2_list(u)};\n"
+    setup = (setup_script(param, "QQ") + f"Gl = matrix(QQ, {m2_rows(G, n)});\nul = {m2_list(u)};\n"
              f"Am = {mat(A)};\nVm = {mat(V)};\n"
              "Kthm = {ideal Vm, ideal Am, minors(2, Am | transpose Vm)};\n"  # paper Thm. 3.4, none inside another
              "Kthm = select(Kthm, K -> not any(Kthm, L -> L != K and isSubset(L, K)));\n")

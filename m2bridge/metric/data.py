@@ -1,4 +1,4 @@
-"""Datasets for the loss on the neuromanifold, and the form they induce (MATH.md section 10).
+"""Datasets for the loss on the neuromanifold, and the form they induce (documentation: Mathematics, section 10).
 
 A dataset is inputs X (N x d x t) and targets Y (N x d' x t). Every network output is linear in the
 reduced coordinates c of the parametrization: phi(X_n) = M_n c, so the squared loss is
@@ -16,8 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ..architecture import AttentionNetwork
-from ..errors import ArchitectureError, M2BridgeError
+from m2bridge.fields import RATIONALS
+from m2bridge.errors import ArchitectureError, M2BridgeError
+from m2bridge.network import AttentionNetwork
 
 
 class DataError(M2BridgeError, ValueError):
@@ -39,7 +40,7 @@ class Dataset:
         return self.X.shape[0]
 
 
-def _rational(values: np.ndarray, digits: int | None = None) -> np.ndarray:
+def rational_array(values: np.ndarray, digits: int | None = None) -> np.ndarray:
     if digits is not None:
         return np.vectorize(lambda v: Fraction(round(float(v) * 10 ** digits), 10 ** digits), otypes=[object])(values)
     return np.vectorize(lambda v: Fraction(float(v)).limit_denominator(10 ** 6), otypes=[object])(values)
@@ -73,30 +74,42 @@ def load_dataset(arch: AttentionNetwork, path: str | Path) -> Dataset:
     if X.dtype.kind not in "iuf" or Y.dtype.kind not in "iuf":
         raise DataError(f"--data {path}: X and Y must be numeric arrays")
     check_shapes(arch, X, Y, f"--data {path}")
-    Xq, Yq = _rational(X), _rational(Y)
+    Xq, Yq = rational_array(X), rational_array(Y)
     change = max(float(np.abs(Xq.astype(float) - X).max()), float(np.abs(Yq.astype(float) - Y).max()))
     return Dataset(Xq, Yq, f"file {path}", change)
 
 
-def generate_dataset(arch: AttentionNetwork, samples: int, seed: int = 0, teacher: AttentionNetwork | None = None,
+def default_sample_count(arch: AttentionNetwork) -> int:
+    """Enough samples to determine every coordinate of the neuromanifold's span, and 2 more."""
+    from m2bridge.exact.problem import parametrization
+
+    n = parametrization(arch).ambient_dimension
+    per = arch.dims[-1] * arch.tokens
+    return -(-n // per) + 2
+
+
+def generate_dataset(arch: AttentionNetwork, samples: int | None = None, seed: int = 0, teacher: AttentionNetwork | None = None,
                      noise: float = 0.0) -> Dataset:
     """Gaussian inputs (one decimal) and targets from a random teacher network with weights of one decimal
     (the same architecture unless ``teacher`` is given; ``teacher=None`` and ``noise`` only: pure noise if
-    ``noise`` is negative), plus Gaussian noise of that size (two decimals). Exact rationals."""
-    from ..numeric.jacobian import random_weights
+    ``noise`` is negative), plus Gaussian noise of that size (two decimals). Exact rationals. ``samples``: by
+    default :func:`default_sample_count`."""
+    if samples is None:
+        samples = default_sample_count(arch)
+    from m2bridge.numeric.jacobian import random_weights
 
     rng = np.random.default_rng(seed)
-    X = _rational(rng.standard_normal((samples, arch.dims[0], arch.tokens)), 1)
+    X = rational_array(rng.standard_normal((samples, arch.dims[0], arch.tokens)), 1)
     teach = teacher or arch
     if teach.dims[0] != arch.dims[0] or teach.dims[-1] != arch.dims[-1]:
         raise ArchitectureError(f"the teacher {teach.label()} must have the student's input and output widths")
     if noise < 0:
-        Y = _rational(rng.standard_normal((samples, arch.dims[-1], arch.tokens)), 2)
+        Y = rational_array(rng.standard_normal((samples, arch.dims[-1], arch.tokens)), 2)
         return Dataset(X, Y, f"pure noise, seed {seed}")
-    weights = [{k: _rational(v, 1) for k, v in w.items()} for w in random_weights(teach, rng)]
+    weights = [{k: rational_array(v, 1) for k, v in w.items()} for w in random_weights(teach, rng)]
     Y = exact_forward(teach, weights, X)
     if noise:
-        Y = Y + _rational(noise * rng.standard_normal(Y.shape), 2)
+        Y = Y + rational_array(noise * rng.standard_normal(Y.shape), 2)
     what = "a teacher of the same architecture" if teacher is None else f"the teacher {teach.label()}"
     return Dataset(X, Y, f"Gaussian inputs, targets from {what}" + (f" plus noise {noise:g}" if noise else "")
                    + f", seed {seed}", teacher=weights if teacher is None else None)
@@ -104,26 +117,11 @@ def generate_dataset(arch: AttentionNetwork, samples: int, seed: int = 0, teache
 
 def exact_forward(arch: AttentionNetwork, weights: list[dict[str, np.ndarray]], X: np.ndarray) -> np.ndarray:
     """The network on rational inputs with rational weights, exactly (object arrays of Fraction)."""
-    from ..numeric.jacobian import forward
-
-    class Exact:
-        prime = None
-
-        @staticmethod
-        def einsum(subscripts: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-            return np.einsum(subscripts, a, b, optimize=False)
-
-        @staticmethod
-        def add(a, b):
-            return a + b
-
-        @staticmethod
-        def mul(a, b):
-            return a * b
+    from m2bridge.numeric.jacobian import forward
 
     if arch.softmax:
         raise ArchitectureError("softmax attention has no exact outputs")
-    return forward(arch, weights, X, Exact())
+    return forward(arch, weights, X, RATIONALS)
 
 
 @dataclass

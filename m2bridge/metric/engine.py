@@ -17,313 +17,15 @@ minor).
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import sympy
 
-from ..serialize import m2_name, symbol_resets, to_m2
-from ..session import Macaulay2
-
-PRIMES = (32003, 1000003)
-F4_PRIMES = (32003, 32749)  # Macaulay2's F4 (mathicgb) is fast for primes below 2^15; over 1000003 it was 100x slower
-
-
-@dataclass
-class Count:
-    """A number of critical points with how it was obtained and how sure it is."""
-
-    value: int | None
-    method: str
-    certificate: str
-    per_prime: dict[int, int] = field(default_factory=dict)
-    seconds: float = 0.0
-    per_function: int = 1  # weight-space solutions per function (the chart's points in a generic fiber)
-
-    @property
-    def exact_solutions(self) -> int | None:
-        """The weight-space solutions (value x per_function) when the count is exact, else None: what monodromy must
-        reach."""
-        return self.value * self.per_function if self.value is not None and self.certificate.startswith("exact") \
-            else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"value": self.value, "method": self.method, "certificate": self.certificate,
-                "per_prime": {str(p): v for p, v in self.per_prime.items()}, "seconds": round(self.seconds, 3),
-                "solutions_per_function": self.per_function}
-
-    def __str__(self) -> str:
-        value = "unknown" if self.value is None else str(self.value)
-        return f"{value} ({self.certificate}; {self.method}, {self.seconds:.2f} s)"
-
-
-def _m2_list(values: Sequence[Any]) -> str:
-    return "{" + ", ".join(_m2_number(v) for v in values) + "}"
-
-
-def _m2_rows(G: Any, n: int) -> str:
-    return "{" + ", ".join(_m2_list([G[i][j] for j in range(n)]) for i in range(n)) + "}"
-
-
-def _ring_code(n: int, field_: str, generators: Sequence[sympy.Expr], G: Any, u: Sequence[Any] | None) -> str:
-    """Macaulay2 code for the ring, the ideal, G and u (u None: a random point of the field, drawn in Macaulay2
-    after the caller's setRandomSeed, so that each prime gets its own)."""
-    gens = ", ".join(to_m2(g) for g in generators)
-    point = f"apply({n}, i -> random({field_}))" if u is None else _m2_list(u)
-    return (f"Rm = {field_}[y_1..y_{n}];\n"
-            f"Im = ideal({gens});\n"
-            f"Gm = matrix({field_}, {_m2_rows(G, n)});\n"
-            f"um = {point};\n")
-
-
-def _m2_number(v: Any) -> str:
-    f = Fraction(v) if not isinstance(v, Fraction) else v
-    return f"({f.numerator})/({f.denominator})" if f.denominator != 1 else f"({f.numerator})"
-
-
-def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout: float | None,
-                       code_for: Callable[[int], str], how: str, per_function: int = 1,
-                       infinite: str = "the critical set has dimension {dim} for this data (u is not generic)") -> Count:
-    """Run ``code_for(p)`` (it sets the ideal ``Cc``) over each prime with its own random seed, and count;
-    ``per_function``: solutions per function (the chart's points in a generic fiber), by which the degree is divided
-    (a degree not divisible by it makes the count unreliable); ``infinite``: what a positive dimension means."""
-    m2.load_package()
-    t0 = time.perf_counter()
-    counts: dict[int, int] = {}
-    for k, p in enumerate(primes):
-        m2.eval(f"setRandomSeed {seed + 7919 * k};\n" + code_for(p), timeout=timeout)
-        dim, deg = m2.to_python("{dim Cc, degree Cc}", timeout=timeout)
-        if int(dim) > 0:
-            return Count(None, f"{how} over ZZ/{p}", "not finite: " + infinite.format(dim=dim), counts,
-                         time.perf_counter() - t0)
-        counts[p] = int(deg)
-    method = f"{how} over " + " and ".join(f"ZZ/{p}" for p in primes)
-    agree = len(set(counts.values())) == 1
-    certificate = f"exact: {len(primes)} primes agree" if agree else \
-        "unreliable: the primes disagree (the largest count is shown)"
-    solutions = max(counts.values())
-    if per_function > 1:
-        method += f"; {solutions} weight-space solutions / {per_function} chart points in a generic fiber"
-        if any(v % per_function for v in counts.values()):
-            certificate = (f"unreliable: {solutions} solutions, not a multiple of {per_function}: the fiber of some "
-                           "solution's function meets the chart in fewer points (its weights need an entry the chart "
-                           "or the gauge fixes to be 0), so the quotient is not the number of functions")
-        counts = {p: v // per_function for p, v in counts.items()}
-    return Count(solutions // per_function, method, certificate, counts, time.perf_counter() - t0, per_function)
-
-
-def critical_count(generators: Sequence[sympy.Expr], n: int, G: Any, u: Sequence[Any], m2: Macaulay2,
-                   primes: Sequence[int] = PRIMES, timeout: float | None = None, seed: int = 0) -> Count:
-    """Critical points of (y - u)^T G (y - u) on the smooth part of V(generators), counted over ZZ/p for each
-    prime (other random choices for each); ``G`` a list of rows of rationals."""
-    return _count_over_primes(m2, primes, seed, timeout,
-                              lambda p: _ring_code(n, f"ZZ/{p}", generators, G, u)
-                              + "Cc = distanceCritical(Im, Gm, um);\n",
-                              "Groebner bases (Macaulay2, distanceCritical)")
-
-
-def hypersurface_count(g: sympy.Expr, n: int, G: Any, u: Sequence[Any] | None, m2: Macaulay2,
-                       primes: Sequence[int] = F4_PRIMES, timeout: float | None = None, seed: int = 0) -> Count:
-    """Critical points of (y - u)^T G (y - u) on the smooth part of the hypersurface g = 0 (u not on it): the
-    Lagrange system without elimination or saturation (Macaulay2's ``hypersurfaceCritical``), counted by F4
-    over each prime. ``u=None``: the ED degree, at an independent random point for each prime (a point on the
-    ED discriminant, where the count drops, is then unlikely for both)."""
-    return _count_over_primes(m2, primes, seed, timeout,
-                              lambda p: _ring_code(n, f"ZZ/{p}", [g], G, u)
-                              + "Cc = ideal leadTerm groebnerBasis(hypersurfaceCritical(Im_0, Gm, um), "
-                                "Strategy => \"F4\");\n",
-                              "Lagrange system, F4 Groebner bases (Macaulay2, hypersurfaceCritical)")
-
-
-def weight_space_count_f4(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2,
-                          primes: Sequence[int] = F4_PRIMES, timeout: float | None = None, seed: int = 0,
-                          chart: Sequence[int] | None = None, per_function: int = 1) -> Count:
-    """:func:`weight_space_count` without the saturation: the parametrization's critical weights removed by a new
-    variable z with z det(J R) = 1 (Macaulay2's ``weightCriticalSystem``), counted by F4 over each prime.
-    ``chart``: the positions of the weights set to 1 (see :func:`chart_weights`; None: the first weight, for a
-    generic fiber that is one scaling of it with weight 1), and ``per_function`` the chart's points in a generic
-    fiber (:func:`chart_fiber_points`), by which the count is divided."""
-    from ..exact.compute import setup_script
-
-    n = param.ambient_dimension
-    where = "the chart first weight = 1" if chart is None else \
-        "the chart " + ", ".join(f"{param.weights[i]} = 1" for i in chart)
-    return _count_over_primes(m2, primes, seed, timeout,
-                              lambda p: setup_script(param, f"ZZ/{p}")
-                              + f"Cc = ideal leadTerm groebnerBasis(weightCriticalSystem(F, matrix(ZZ/{p}, "
-                                f"{_m2_rows(G, n)}), {_m2_list(u)}{_chart_option(chart)}), Strategy => \"F4\");\n",
-                              f"weight space on {where}, critical weights removed by z det(J R) = 1, "
-                              "F4 Groebner bases (Macaulay2, weightCriticalSystem)", per_function)
-
-
-def _chart_option(chart: Sequence[int] | None, values: Sequence[int] | None = None) -> str:
-    option = "" if chart is None else f", Chart => {{{', '.join(str(i) for i in chart)}}}"
-    return option if values is None else option + f", ChartValues => {{{', '.join(str(v) for v in values)}}}"
-
-
-def chart_fiber_points(param: Any, chart: Sequence[int], m2: Macaulay2, primes: Sequence[int] = F4_PRIMES,
-                       timeout: float | None = None, seed: int = 0, values: Sequence[int] | None = None) -> Count:
-    """The chart's points in a generic fiber (Macaulay2's ``chartFiber``: F equal to its value at a random point of
-    the chart; ``values`` those of the chart's weights, None for all 1), counted by F4 over each prime; the number
-    of weight-space solutions per function."""
-    from ..exact.compute import setup_script
-
-    return _count_over_primes(m2, primes, seed, timeout,
-                              lambda p: setup_script(param, f"ZZ/{p}") + "Cc = ideal leadTerm groebnerBasis("
-                              f"chartFiber(F{_chart_option(chart, values)}), Strategy => \"F4\");\n",
-                              "the fiber of a random point of the chart, F4 Groebner bases (Macaulay2, chartFiber)",
-                              infinite="a generic fiber meets the chart in a set of dimension {dim} (the chart does "
-                                       "not fix the fiber's directions)")
-
-
-def chart_section_points(param: Any, chart: Sequence[int], values: Sequence[int] | None, per_function: int,
-                         m2: Macaulay2, primes: Sequence[int] = F4_PRIMES, timeout: float | None = None,
-                         seed: int = 0) -> Count:
-    """The closure's degree: the chart's points on a random affine linear space of codimension its free weights
-    (Macaulay2's ``chartDegree``) over each prime, divided by ``per_function``, the chart's points in a generic
-    fiber (:func:`chart_fiber_points` with the same chart and values)."""
-    from ..exact.compute import setup_script
-
-    return _count_over_primes(m2, primes, seed, timeout,
-                              lambda p: setup_script(param, f"ZZ/{p}") + "Cc = ideal leadTerm groebnerBasis("
-                              f"chartDegree(F{_chart_option(chart, values)}), Strategy => \"F4\");\n",
-                              "the chart on a random affine linear space, F4 Groebner bases (Macaulay2, "
-                              "chartDegree)", per_function,
-                              infinite="the chart meets a random linear space of complementary dimension in a set "
-                                       "of dimension {dim} (its weights do not map finitely onto the closure)")
-
-
-def chart_weights(param: Any, seed: int = 0) -> list[int]:
-    """Positions of weights to set to 1 so that the others have a Jacobian of full rank at random weights: one per
-    dimension of the generic fiber, chosen from the front (the others are the last independent columns). The
-    chart then meets a generic fiber in finitely many points; how many is counted with the critical points."""
-    from .weights import coordinate_functions
-
-    _, dc = coordinate_functions(param)
-    J = dc(np.random.default_rng(seed).standard_normal(len(param.weights)))
-    rank = int(np.linalg.matrix_rank(J))
-    kept: list[int] = []
-    for i in reversed(range(J.shape[1])):
-        if np.linalg.matrix_rank(J[:, kept + [i]]) == len(kept) + 1:
-            kept.append(i)
-    if len(kept) != rank:  # pragma: no cover - matrix_rank is monotone in the columns
-        raise RuntimeError("no chart of full rank found")
-    return [i for i in range(J.shape[1]) if i not in kept]
-
-
-@dataclass
-class ProfileModel:
-    """A parametrization c = M(v) a, linear in the weights a for fixed v, the entries of M linear forms in v."""
-
-    M: list[list[sympy.Expr]]  # n x k
-    linear: list[sympy.Symbol]  # a
-    other: list[sympy.Symbol]  # v
-
-
-def profile_model(param: Any) -> ProfileModel | None:
-    """The model c = M(V) vec(A) of one attention layer with one head in the attention-matrix form (t >= 2), where
-    the generic fiber is the scaling alone (paper, Thm. 3.2): None for any other parametrization."""
-    arch = param.architecture
-    if len(param.layers) != 1 or len(param.layers[0].heads) != 1 or param.layers[0].form != "A" or arch.tokens < 2:
-        return None
-    head = param.layers[0].heads[0]
-    linear = [s for s in head.attention if isinstance(s, sympy.Symbol)]
-    other = [s for s in head.values if isinstance(s, sympy.Symbol)]
-    if len(linear) != len(head.attention) or len(other) != len(head.values) or set(linear + other) != set(param.weights):
-        return None  # a value rank or a fixed entry: not a plain (A, V) layer
-    rows = []
-    for expr in param.reduced:
-        expanded = sympy.expand(expr)
-        if any(sum(m[:len(linear)]) != 1 or sum(m[len(linear):]) != 1
-               for m in sympy.Poly(expanded, *linear, *other).monoms()):
-            return None
-        rows.append([expanded.coeff(a) for a in linear])
-    return ProfileModel(rows, linear, other)
-
-
-def profile_count(model: ProfileModel, G: Any, u: Sequence[Any] | None, m2: Macaulay2,
-                  primes: Sequence[int] = F4_PRIMES, timeout: float | None = None, seed: int = 0) -> Count:
-    """Critical points of the loss (c - u)^T G (c - u) on c = M(v) a with the best a solved in closed form
-    (Macaulay2's ``profileCritical``: the critical points of det K / det H in v alone, on a random chart), counted by
-    F4 over each prime; ``u=None``: an independent random point for each prime."""
-    names = [m2_name(str(s)) for s in model.other]
-    n = len(model.M)
-    rows = "{" + ", ".join("{" + ", ".join(to_m2(e) for e in row) + "}" for row in model.M) + "}"
-
-    def code(p: int) -> str:
-        point = f"apply({n}, i -> random(ZZ/{p}))" if u is None else _m2_list(u)
-        return (f"{symbol_resets(names)}\nSv = ZZ/{p}[{', '.join(names)}];\nMm = matrix(Sv, {rows});\n"
-                f"Cc = ideal leadTerm groebnerBasis(profileCritical(Mm, matrix(ZZ/{p}, {_m2_rows(G, n)}), {point}), "
-                "Strategy => \"F4\");\n")
-
-    return _count_over_primes(m2, primes, seed, timeout, code,
-                              "the best A in closed form for each V, critical points of the least loss in V alone on "
-                              "a random chart (Macaulay2's profileCritical), F4 Groebner bases")
-
-
-@dataclass
-class FixedWeights:
-    """A parametrization with some weights set to 1 (what :func:`weight_space_count_f4` reads of one)."""
-
-    architecture: Any
-    weights: list[sympy.Symbol]
-    reduced: list[sympy.Expr]
-    multigraded: bool = False
-
-    @property
-    def ambient_dimension(self) -> int:
-        return len(self.reduced)
-
-
-def power_block(param: Any) -> tuple[FixedWeights, int] | None:
-    """The smallest transformer block: one attention layer with one output row (one head, attention-matrix form)
-    followed by an MLP of width 1 and degree r, so out_j = w2 w1^r z_j^r. The factor w2 w1^r is absorbed by scaling
-    V (over CC), so the closure is that of (A, V) -> (z_j(A, V)^r)_j: the MLP's weights are set to 1. Its generic
-    fiber is the scaling of (A, V) times V -> zeta V with zeta^r = 1 (paper Thm. 3.2 for the layer; z^r
-    determines z up to an r-th root of unity, the same for every token), so the chart A_11 = 1 meets it in r
-    points. Returns (the fixed parametrization, r), or None."""
-    from ..layers.attention import Attention
-    from ..layers.mlp import MLP
-
-    arch = param.architecture
-    specs = arch.layer_specs
-    if (len(specs) != 2 or not isinstance(specs[0], Attention) or not isinstance(specs[1], MLP) or arch.tokens < 2
-            or specs[0].heads != 1 or specs[0].d_out != 1 or specs[1].width != 1 or specs[1].residual
-            or specs[0].residual or specs[0].causal or specs[0].effective_rank < specs[0].d_in or specs[1].degree < 2):
-        return None
-    mlp = param.weights[-2:]
-    if any(str(s).startswith(("A", "V")) for s in mlp) or len(param.weights) != specs[0].d_in ** 2 + specs[0].d_in + 2:
-        return None
-    fixed = [sympy.expand(e.subs({s: 1 for s in mlp})) for e in param.reduced]
-    return FixedWeights(arch, list(param.weights[:-2]), fixed), specs[1].degree
-
-
-def block_count(fixed: FixedWeights, r: int, G: Any, u: Sequence[Any], m2: Macaulay2, timeout: float | None = None,
-                seed: int = 0) -> Count:
-    """:func:`weight_space_count_f4` on the block with its MLP weights fixed, divided by the r points in which the
-    chart meets a generic fiber (see :func:`power_block`); a count not divisible by r is reported as unreliable."""
-    raw = weight_space_count_f4(fixed, G, u, m2, timeout=timeout, seed=seed, per_function=r)
-    raw.method += f" (the chart A_11 = 1 meets a generic fiber in {r} points: V -> zeta V, zeta^{r} = 1)"
-    return raw
-
-
-def weight_space_count(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2, primes: Sequence[int] = PRIMES,
-                       timeout: float | None = None, seed: int = 0) -> Count:
-    """The same count in weight space (Macaulay2's ``weightCritical``: the gradient of the loss on the chart where
-    the first weight is 1, the parametrization's critical weights saturated away), for parametrizations whose
-    generic fiber is one scaling; equal to :func:`critical_count` when the map is birational onto its image up to
-    that scaling (checked on the one-layer cases in the tests). Two primes, as there."""
-    from ..exact.compute import setup_script
-
-    n = param.ambient_dimension
-    return _count_over_primes(m2, primes, seed, timeout,
-                              lambda p: setup_script(param, f"ZZ/{p}")
-                              + f"Cc = weightCritical(F, matrix(ZZ/{p}, {_m2_rows(G, n)}), {_m2_list(u)});\n",
-                              "weight space on the chart first weight = 1, Groebner bases (Macaulay2, "
-                              "weightCritical)")
+from m2bridge.bridge.session import Macaulay2
+from m2bridge.exact.counts import ring_code
 
 
 @dataclass
@@ -356,7 +58,7 @@ def critical_points(generators: Sequence[sympy.Expr], n: int, G: Any, u: Sequenc
                     timeout: float | None = None, seed: int = 0) -> list[CriticalPoint]:
     """Every complex critical point (from the ideal over QQ), refined by Newton's method."""
     m2.load_package()
-    code = (f"setRandomSeed {seed};\n" + _ring_code(n, "QQ", generators, G, u)
+    code = (f"setRandomSeed {seed};\n" + ring_code(n, "QQ", generators, G, u)
             + "Cq = distanceCritical(Im, Gm, um);\nMq = multiplicationMatrices Cq;\n")
     m2.eval(code, timeout=timeout)
     points = eigen_points(m2.to_python("apply(last Mq, m -> entries m)", timeout=timeout), np.random.default_rng(seed))
@@ -439,3 +141,9 @@ def _refine(generators, n, G, u, y0: np.ndarray) -> CriticalPoint:
         point.index = int((eig < -tol).sum())
         point.degenerate = bool((np.abs(eig) <= tol).any())
     return point
+
+
+# moved to m2bridge.exact.counts; importable from here for one release
+from m2bridge.exact.counts import (  # noqa: E402,F401
+    PRIMES, Count, ProfileModel, block_count, critical_count, hypersurface_count, power_block, profile_count,
+    profile_model, weight_space_count, weight_space_count_f4)

@@ -1,4 +1,4 @@
-"""``m2bridge loss``: the squared loss of a dataset on the neuromanifold (MATH.md section 10).
+"""``m2bridge loss``: the squared loss of a dataset on the neuromanifold (documentation: Mathematics, section 10).
 
 For a dataset, the loss is (c - u)^T G (c - u) + residual on the reduced coordinates c. This module
 puts together: the form G and the fit u (exact), the number of complex critical points on the smooth
@@ -16,16 +16,35 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..architecture import AttentionNetwork
-from ..errors import ArchitectureError, M2Timeout
-from ..session import Macaulay2
-from .data import Dataset, DataForm, data_form
-from .engine import (Count, CriticalPoint, block_count, critical_points, hypersurface_count, power_block,
-                     chart_fiber_points, chart_weights, profile_count, profile_model, weight_space_count_f4)
-from .homotopy import tracking_workers
-from .profile_points import profile_points
-from .weight_points import PolynomialSystem, WeightPoints, carry_from_generic, system_points
-from .weights import jacobian_rank
+from m2bridge.bridge.session import Macaulay2
+from m2bridge.results import Status
+from m2bridge.deadline import Budget
+from m2bridge.errors import ArchitectureError, M2Timeout, ProblemTooLarge
+from m2bridge.exact.counts import (
+    Count,
+    block_count,
+    chart_fiber_points,
+    chart_weights,
+    hypersurface_count,
+    power_block,
+    profile_count,
+    profile_model,
+    weight_space_count_f4,
+)
+from m2bridge.exact.feasibility import check_feasible
+from m2bridge.exact.problem import exact_size
+from m2bridge.homotopy.tracker import tracking_workers
+from m2bridge.metric.data import DataForm, Dataset, data_form
+from m2bridge.metric.engine import CriticalPoint, critical_points
+from m2bridge.metric.profile_points import profile_points
+from m2bridge.metric.weight_points import (
+    PolynomialSystem,
+    WeightPoints,
+    carry_from_generic,
+    system_points,
+)
+from m2bridge.metric.weights import jacobian_rank
+from m2bridge.network import AttentionNetwork
 
 
 @dataclass
@@ -48,9 +67,9 @@ class LossReport:
         a, b = self.ed_degree.value, self.generic_ed_degree.value
         if a is None or b is None:
             return "not compared (a count is missing)"
-        if any(c.certificate.startswith("lower bound") for c in (self.ed_degree, self.generic_ed_degree)):
+        if any(c.status is Status.LOWER_BOUND for c in (self.ed_degree, self.generic_ed_degree)):
             return "not compared (a count is only a lower bound)"
-        if any(c.certificate.startswith("unreliable") for c in (self.ed_degree, self.generic_ed_degree)):
+        if any(c.status is Status.UNRELIABLE for c in (self.ed_degree, self.generic_ed_degree)):
             return "not compared (a count is unreliable)"
         if a == b:
             return "equal: this data-induced form gives the generic number of critical points"
@@ -61,7 +80,8 @@ class LossReport:
                 "Gram matrices of the data's monomials, not a generic quadratic form" + why)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.architecture.to_dict(), "data": self.data.source, "samples": self.data.samples,
+        return {**self.architecture.to_dict(), "status": self.ed_degree.status.value,  # the count of critical points
+                "data": self.data.source, "samples": self.data.samples,
                 "coordinates": len(self.form.u), "residual_loss": float(self.form.residual),
                 "realizable": self.realizable, "fit": [float(v) for v in self.form.u],
                 "ed_degree": self.ed_degree.to_dict(), "generic_ed_degree": self.generic_ed_degree.to_dict(),
@@ -130,10 +150,24 @@ def _kronecker(param, form: DataForm) -> bool:
     return all(G[a[i], a[j]] == G[first[i], first[j]] for a in groups for i in range(len(a)) for j in range(len(a)))
 
 
-def _generic_form(n: int, rng: np.random.Generator) -> tuple[list[list[Fraction]], list[Fraction]]:
+def generic_form(n: int, rng: np.random.Generator) -> tuple[list[list[Fraction]], list[Fraction]]:
     a = rng.integers(-5, 6, size=(n, n))
     g = a.T @ a + np.eye(n, dtype=np.int64)
     return ([[Fraction(int(v)) for v in row] for row in g], [Fraction(int(v), 7) for v in rng.integers(-20, 21, n)])
+
+
+MAX_LOSS_COORDINATES = 64  # one layer: the loss needs no elimination, so it reaches past the exact path's limits
+
+
+def check_loss_feasible(arch: AttentionNetwork, force: bool = False) -> None:
+    """Refuse networks beyond the loss's exact path (:func:`~m2bridge.exact.feasibility.check_feasible`), except
+    one plain attention layer of at most ``MAX_LOSS_COORDINATES`` coordinates, which needs no elimination (A in
+    closed form, monodromy past the Groebner bases)."""
+    try:
+        check_feasible(arch, "the loss's critical points", force)
+    except ProblemTooLarge:
+        if not (arch.layers == 1 and arch.attention_only and exact_size(arch)[0] <= MAX_LOSS_COORDINATES):
+            raise
 
 
 def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = None, seed: int = 0,
@@ -145,7 +179,7 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
     ``count_seconds``: the time limit of each exact count of one layer, past which monodromy with the trace test
     counts instead (None: no limit but ``timeout``); ``force``: try deep networks, which the exact path refuses by
     default; ``workers``: local processes that track the homotopy paths (default one; the same points whatever
-    their number)."""
+    their number). Networks beyond the loss's exact path are refused (:func:`check_loss_feasible`)."""
     with tracking_workers(workers):
         return _loss_report(arch, data, m2, seed, runs, timeout, attain, progress, locus_seconds, count_seconds,
                             force)
@@ -154,7 +188,8 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
 def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, seed: int, runs: int,
                  timeout: float | None, attain: bool, progress: bool, locus_seconds: float,
                  count_seconds: float | None, force: bool) -> LossReport:
-    from ..exact.compute import default_session, parametrization
+    from m2bridge.bridge.session import default_session
+    from m2bridge.exact.problem import parametrization
 
     if arch.softmax:
         raise ArchitectureError("softmax attention is not polynomial: the loss's critical points need the exact "
@@ -170,7 +205,9 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
         notes.append("skip connection: sum_n |X_n + phi(X_n) - Y_n|^2 = sum_n |phi(X_n) - (Y_n - X_n)|^2, so the "
                      "loss is that of the layer without it for the targets Y - X: the same critical points, losses "
                      "and weights")
+    check_loss_feasible(arch, force)
     t0 = time.perf_counter()
+    run = Budget(timeout)  # the monodromies get shares of what is left of it
     m2 = m2 or default_session()
     inner = arch.replace(residual=False) if any(arch.residual) else arch  # the network computed on
     param = parametrization(inner)
@@ -179,14 +216,14 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
     n = param.ambient_dimension
     G = form.G_rational()
     rng = np.random.default_rng(seed + 1)
-    Gg, ug = _generic_form(n, rng)
+    Gg, ug = generic_form(n, rng)
     model = profile_model(param)
     if model is not None:  # one plain layer: A in closed form, no implicitization needed
         # V alone with the best A in closed form: fewer unknowns than all the weights. For d' > d, V is the larger
         # block, and solving it in closed form instead misses the critical points where the least squares in V is
         # degenerate ((2,3), teacher data: 68 instead of 92), so there the count is taken in all the weights.
         in_weights = len(model.other) > len(model.linear)
-        u_random = _generic_form(n, np.random.default_rng(seed + 5))[1]
+        u_random = generic_form(n, np.random.default_rng(seed + 5))[1]
 
         def bounded(G_: Any, u_: Any, s: int) -> Count:
             if in_weights:
@@ -207,9 +244,9 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
         # generic, 284 points in 6.9 s against 24.5 s, bench/monodromy.py), also for d' > d, where its counts agree
         # with the weight-space ones ((2,3): 92 for teacher data, 1324 generic)
         found = profile_points(model, form.G_float(), form.u_float(), at_random_u.value, count.value, seed=seed,
-                               seconds=_monodromy_share(timeout, t0), progress=progress)
+                               seconds=run.share(0.3), progress=progress)
         count, generic, found = _past_groebner(
-            count, generic, found, _MONODROMY, t0, t1, timeout, seed,
+            count, generic, found, _MONODROMY, run, t1, seed,
             lambda left, target: profile_points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float), target,
                                                 None, seed=seed + 1, seconds=left, chart_seed=seed))
         real, total = found.points, found.found
@@ -223,7 +260,7 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
         notes += more
         unattained = [p for p in real if not p.attained]
     if attain and unattained:
-        from .weights import attain_points, morse_index
+        from m2bridge.metric.weights import attain_points, morse_index
 
         attain_points(param, unattained, seed=seed)
         for p in unattained:
@@ -232,14 +269,14 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
     report = LossReport(arch, data, form, count, generic, real, total, notes=notes,
                         points_complete=complete)
     if model is not None and locus_seconds:
-        from .critical_locus import loss_on_critical_locus
+        from m2bridge.metric.critical_locus import loss_on_critical_locus
 
         best = min((p.loss for p in real if p.attained), default=None)
         report.critical_locus = loss_on_critical_locus(
             param, G, form.u, m2, residual=float(form.residual), timeout=timeout, seconds=locus_seconds, seed=seed,
             best_loss=None if best is None or not complete else best + float(form.residual))
     if runs:
-        from .training import train_and_match
+        from m2bridge.metric.training import train_and_match
 
         report.training, report.training_summary = train_and_match(param, form, real, runs, seed, progress)
     report.seconds = time.perf_counter() - t0
@@ -260,31 +297,23 @@ def _within(count: Any, timeout: float | None, count_seconds: float | None) -> C
         return count(limit)
     except M2Timeout:
         return Count(None, "F4 Groebner bases (Macaulay2)", f"not computed: F4 did not finish within {limit:g} s "
-                     "(--count-seconds)", {}, limit)
+                     "(--count-seconds)", {}, limit, status=Status.NOT_COMPUTED)
 
 
-def _monodromy_share(timeout: float | None, t0: float, share: float = 0.3) -> float | None:
-    """Seconds for a monodromy: ``share`` of what is left of the run (started at ``t0``, perf_counter) within
-    ``timeout``, so that its last loop, the trace test, the tracking to the data and the report still fit (a loop can
-    take as long as all the loops before it); None without a timeout."""
-    return None if timeout is None else max(1.0, share * (timeout - (time.perf_counter() - t0)))
-
-
-def _past_groebner(count: Count, generic: Count, found: WeightPoints, how: str, t0: float, t1: float,
-                   timeout: float | None, seed: int,
+def _past_groebner(count: Count, generic: Count, found: WeightPoints, how: str, run: Budget, t1: float, seed: int,
                    generic_points: Callable[[float | None, int | None], WeightPoints]) -> tuple[Count, Count, WeightPoints]:
     """Where F4 did not finish: the count at the data from the points monodromy found there (``found``, started at
-    ``t1``), and the generic one from monodromy at the generic form (``generic_points(seconds left of the run
-    started at t0, the exact number of solutions if known)``), each with its certificate (the trace test, or a lower
+    ``t1``), and the generic one from monodromy at the generic form (``generic_points(a share of what is left of
+    the run, the exact number of solutions if known)``), each with its certificate (the trace test, or a lower
     bound). Where the data's count is only a lower bound (the trace test fails for data-induced forms under which
     critical points escape to infinity), the generic form's complete set is carried to the data
     (:func:`carry_from_generic`), which certifies it."""
     if count.value is None:
         count = found.count(how, time.perf_counter() - t1)
-    lower = count.certificate.startswith("lower bound")
+    lower = count.status is Status.LOWER_BOUND
     if generic.value is None or lower:
         t2 = time.perf_counter()
-        points = generic_points(_monodromy_share(timeout, t0, 0.5), generic.exact_solutions)
+        points = generic_points(run.share(0.5), generic.exact_solutions)
         if generic.value is None:
             generic = points.count(how, time.perf_counter() - t2)
         if lower:
@@ -308,17 +337,18 @@ def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_
     many points (:func:`chart_weights`), divided by the chart's points in a generic fiber (counted); the points by
     monodromy on that chart, which also counts, with the trace test, where F4 does not finish within
     ``count_seconds``."""
-    t0 = time.perf_counter()
+    run = Budget(timeout)  # a monodromy gets a share of what is left, so that its last loop, the trace test, the
+    # tracking to the data and the report still fit (a loop can take as long as all the loops before it)
     n, m = param.ambient_dimension, len(param.weights)
     chart = chart_weights(param, seed + 3)
     fixed = ", ".join(str(param.weights[i]) for i in chart)
     fiber = chart_fiber_points(param, chart, m2, timeout=timeout, seed=seed + 4)
-    if fiber.value is None or not fiber.certificate.startswith("exact"):
+    if fiber.value is None or not fiber.status.certain:
         raise ArchitectureError(f"the chart {fixed} = 1 of {param.architecture.label()}'s weights: its points in a "
                                 f"generic fiber could not be counted ({fiber.certificate}), so neither can the "
                                 "critical points")
     per = fiber.value
-    _, u_random = _generic_form(n, np.random.default_rng(seed + 5))
+    _, u_random = generic_form(n, np.random.default_rng(seed + 5))
 
     def bounded(G_: Any, u_: Any, s: int) -> Count:
         return _within(lambda t: weight_space_count_f4(param, G_, u_, m2, timeout=t, seed=s, chart=chart,
@@ -335,10 +365,10 @@ def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_
                               np.eye(m)[:, [i for i in range(m) if i not in chart]])
     t1 = time.perf_counter()
     found = system_points(system, form.u_float(), at_random_u.exact_solutions, count.exact_solutions, seed=seed,
-                          seconds=_monodromy_share(timeout, t0), progress=progress, per_function=per)
+                          seconds=run.share(0.3), progress=progress, per_function=per)
     count, generic, found = _past_groebner(
         count, generic, found, f"monodromy in weight space on the chart {fixed} = 1, the exact count's F4 Groebner "
-        "bases not having finished", t0, t1, timeout, seed,
+        "bases not having finished", run, t1, seed,
         lambda left, target: system_points(system.with_form(np.array(Gg, dtype=float)), np.array(ug, dtype=float),
                                            target, None, seed=seed + 1, seconds=left, per_function=per))
     notes.append(f"the points: monodromy in weight space on the chart {fixed} = 1; " + found.note)
@@ -348,15 +378,15 @@ def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_
 def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds=None, force=False):
     """The counts from the closure's equations (a hypersurface: Lagrange, and the points from the ideal over QQ), or
     in weight space when the generic fiber is the scaling; for the layers :func:`profile_model` does not cover."""
-    from ..exact.compute import exact_dimension, implicitize
-    from ..exact.jacobian_qq import qq_jacobian_rank
+    from m2bridge.exact.compute import exact_dimension, implicitize
+    from m2bridge.exact.jacobian_qq import qq_jacobian_rank
 
     block = power_block(param)
     if block is not None:  # attention then an MLP of width 1: the MLP's weights are absorbed by V
         fixed, r = block
         count = block_count(fixed, r, G, form.u, m2, timeout=timeout, seed=seed)
         generic = block_count(fixed, r, Gg, ug, m2, timeout=timeout, seed=seed + 1)
-        _, u_random = _generic_form(len(form.u), np.random.default_rng(seed + 5))
+        _, u_random = generic_form(len(form.u), np.random.default_rng(seed + 5))
         at_random_u = block_count(fixed, r, G, u_random, m2, timeout=timeout, seed=seed + 2)
         m = len(fixed.weights)
         system = PolynomialSystem(fixed.reduced, fixed.weights, form.G_float(), np.eye(m)[0], np.eye(m)[:, 1:])
@@ -385,8 +415,9 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, c
     notes = [f"the closure's dimension: {dimension}"]
     if r == n:  # the closure is the span: the loss is a positive definite quadratic there, with one critical point
         method = "the closure is the whole span (the Jacobian's rank over QQ(weights) equals the span's dimension)"
-        count = Count(1, method, "exact: a positive definite quadratic on a linear space has one critical point")
-        generic = Count(1, method, count.certificate)
+        count = Count(1, method, "exact: a positive definite quadratic on a linear space has one critical point",
+                      status=Status.PROVED)
+        generic = Count(1, method, count.certificate, status=Status.PROVED)
         point = CriticalPoint(np.array([complex(float(v)) for v in form.u]), True, loss=0.0, index=0)
         notes.append("the only critical point is the fit u itself (loss: the residual part alone); a minimum")
         return count, generic, [point], 1, notes, True

@@ -20,13 +20,12 @@ is not a ray of forms (r is not linear in G): forms are joined in all the weight
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 import numpy as np
 
-from .engine import ProfileModel
-from .homotopy import _solve, _solve_many, newton
-from .weight_points import WeightPoints, WeightSystem, system_points
+from m2bridge.exact.counts import ProfileModel
+from m2bridge.homotopy.tracker import solve_linear, solve_many, newton
+from m2bridge.metric.weight_points import WeightPoints, WeightSystem, system_points
 
 
 class ProfileSystem:
@@ -63,7 +62,7 @@ class ProfileSystem:
         Mv = self.Bw[0][None] + (X @ self.Bw[1:].reshape(m, n * k)).reshape(b, n, k)
         Mt = np.transpose(Mv, (0, 2, 1))
         H = np.matmul(Mt, Mv)
-        a = _solve_many(H, np.matmul(Mt, Uw[:, :, None]))[:, :, 0]
+        a = solve_many(H, np.matmul(Mt, Uw[:, :, None]))[:, :, 0]
         c = np.matmul(Mv, a[:, :, None])[:, :, 0]
         P = (self.Bw[1:].reshape(m * n, k) @ a.T).reshape(m, n, b).transpose(2, 1, 0)
         return Mv, H, a, c, P, c - Uw
@@ -77,8 +76,8 @@ class ProfileSystem:
         Zt = np.transpose(Z, (0, 2, 1))
         PtP = np.matmul(np.transpose(P, (0, 2, 1)), P)
         if du is None:
-            return PtP - np.matmul(Zt, _solve_many(H, Z)), None
-        W = _solve_many(H, np.concatenate([Z, np.matmul(Mt, du[:, :, None])], axis=2))
+            return PtP - np.matmul(Zt, solve_many(H, Z)), None
+        W = solve_many(H, np.concatenate([Z, np.matmul(Mt, du[:, :, None])], axis=2))
         rhs = np.matmul(du[:, None, :], P)[:, 0, :] - np.matmul(Zt, W[:, :, self.m:])[:, :, 0]
         return PtP - np.matmul(Zt, W[:, :, :self.m]), rhs
 
@@ -104,7 +103,7 @@ class ProfileSystem:
         Mv, H, _, _, P, e = self._parts(X, U)
         Jac, rhs = self._jacobian(Mv, H, P, e, np.broadcast_to(np.asarray(du, dtype=complex),
                                                                (X.shape[0], self.n)) @ self.L)
-        return _solve(Jac, rhs)
+        return solve_linear(Jac, rhs)
 
     def coordinates(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
         """The critical points c = M(w) a*(w, u)."""

@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 import sympy
 
-from .engine import Count, CriticalPoint, critical_points, hypersurface_count
-from .training import gradient_descent
+from m2bridge.exact.counts import Count, hypersurface_count
+from m2bridge.metric.engine import CriticalPoint, critical_points
+from m2bridge.metric.training import gradient_descent
 
 
 @dataclass
@@ -54,7 +55,7 @@ class SliceLoss:
 
 def slice_surface(r: Fraction = Fraction(1), c: Fraction = Fraction(1)) -> sympy.Expr:
     """The (2,1) layer's quartic restricted to the slice p2 = 1, r0 = r, r2 = c, in x = p0, y = p1, z = r1 (y_1..y_3)."""
-    from ..figure1 import quartic_d2
+    from m2bridge.report.figure1 import quartic_d2
 
     quartic, (p0, p1, p2, r0, r1, r2) = quartic_d2()
     ys = sympy.symbols("y_1:4")
@@ -79,7 +80,7 @@ def slice_loss(target: tuple[float, float, float] = (0.5, 1.5, -1.0), r: Fractio
                c: Fraction = Fraction(1), runs: int = 12, seed: int = 0, m2: Any = None) -> SliceLoss:
     """The critical points of |p - u|^2 on the slice surface (exact count over two primes; every complex point from
     the ideal over QQ) and ``runs`` gradient descent paths in the weights (a11, v1) from seeded starts."""
-    from ..exact.compute import default_session
+    from m2bridge.bridge.session import default_session
 
     m2 = m2 or default_session()
     g = slice_surface(r, c)
@@ -140,7 +141,7 @@ def slice_loss_figure(result: SliceLoss, grid: int = 56):
     from matplotlib import cm
     from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
-    from ..figure1 import BOX, box_axes, slice_mesh
+    from m2bridge.report.figure1 import BOX, box_axes, slice_mesh
 
     if (result.r, result.c) != (1, 1):
         raise ValueError("the picture is drawn on the paper's slice r = c = 1")

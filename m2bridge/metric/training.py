@@ -11,7 +11,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .weights import coordinate_functions, jacobian_rank
+from m2bridge.exact.problem import coordinate_functions
+from m2bridge.metric.weights import jacobian_rank
 
 
 def gradient_descent(loss, grad, w0: np.ndarray, steps: int = 20000, tol: float = 1e-10, min_lr: float = 1e-14,

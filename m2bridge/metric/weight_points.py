@@ -13,7 +13,6 @@ smooth part is that of the Hessian in x, a chart of the closure there.
 from __future__ import annotations
 
 import copy
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,9 +20,17 @@ import numpy as np
 import sympy
 from tqdm import tqdm
 
-from .engine import Count, CriticalPoint, ProfileModel
-from .homotopy import (MonodromyResult, TraceTest, _monomials, _new_points, _solve, form_homotopy, monodromy,
-                       monomial_table, newton, nonsingular, trace_test, track_all)
+from m2bridge.deadline import Budget
+from m2bridge.exact.counts import Count, ProfileModel
+from m2bridge.homotopy.dedup import new_points, nonsingular
+from m2bridge.homotopy.endgame import form_homotopy
+from m2bridge.homotopy.monodromy import MonodromyOptions, monodromy
+from m2bridge.homotopy.pipeline import solve_and_track
+from m2bridge.homotopy.systems import monomial_table, monomials
+from m2bridge.homotopy.trace import TraceTest
+from m2bridge.homotopy.tracker import newton, solve_linear
+from m2bridge.metric.engine import CriticalPoint
+from m2bridge.results import Status
 
 
 class _FormSystem:
@@ -77,7 +84,7 @@ class _FormSystem:
     def velocity(self, X: np.ndarray, du: np.ndarray, U: np.ndarray) -> np.ndarray:
         """dx/dt along u(t) = u_a + t du: (J^T G J + S) dx = J^T G du."""
         parts, g = self._at(X, U)
-        return _solve(self.hessian_from(parts, g, [(None, self.G)]), self.gradient_from(parts, du @ self.G))
+        return solve_linear(self.hessian_from(parts, g, [(None, self.G)]), self.gradient_from(parts, du @ self.G))
 
     def residual_and_jacobian(self, X: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Both from one evaluation (for Newton's method)."""
@@ -159,7 +166,7 @@ class PolynomialSystem(_FormSystem):
 
     def _all(self, X: np.ndarray):
         n, m = self.n, self.unknowns
-        values = _monomials(X, self.exponents) @ self.coefficients
+        values = monomials(X, self.exponents) @ self.coefficients
         return (values[:, :n], values[:, n:n + n * m].reshape(-1, n, m),
                 values[:, n + n * m:].reshape(-1, n, m, m))
 
@@ -200,18 +207,21 @@ class WeightPoints:
     u: np.ndarray | None = None  # the targets
     per_function: int = 1
     carried: str = ""  # the certificate of a count carried from a generic form's complete set (form homotopy)
+    carried_status: Status = Status.LOWER_BOUND  # and its status
 
     def count(self, method: str, seconds: float) -> Count:
         """The number of critical points at the data as a :class:`Count`: certified when the trace test passed at the
         random target and as many distinct solutions were found at the data (the number of isolated nonsingular
         solutions at any target is at most the generic one), else a lower bound."""
+        status = Status.LOWER_BOUND
         if self.carried:
-            how = self.carried
+            how, status = self.carried, self.carried_status
         elif self.traced and self.found == self.at_random:
             how = (f"certified: the trace test passes at a random complex target "
                    f"({TraceTest(True, self.deviation, self.margin).describe()}) and "
                    f"the data has as many distinct solutions ({self.at_random}: tracked there, and by monodromy at the "
                    "data where a path did not arrive), the most that any target can have")
+            status = Status.VERIFIED
         elif self.traced:
             how = (f"lower bound: the trace test passes at a random complex target ({self.at_random} points), but only "
                    f"{self.found} of them arrived at the data")
@@ -221,7 +231,7 @@ class WeightPoints:
                                                       "could not be run")
                    + f" ({self.at_random} points at a random complex target, {self.loops} monodromy loops): some "
                    "critical points may be missing")
-        return Count(self.found, method, how, {}, seconds)
+        return Count(self.found, method, how, {}, seconds, status=status)
 
 
 def weight_space_points(model: ProfileModel, G: np.ndarray, u: np.ndarray, target: int | None,
@@ -247,39 +257,25 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
     fiber in that many points, and ``orbit`` maps solutions to the others of their fiber); the real points are listed
     once per function. Where paths are lost on the way to u, monodromy at u itself goes on from those that arrived
     until ``at_u`` is reached. No new loop starts after ``seconds`` (counted from the start)."""
-    started = time.monotonic()
+    budget = Budget(seconds)
     rng = np.random.default_rng(seed + 41)
     start, u0 = system.start(rng)
     with tqdm(total=target, desc="critical points by monodromy", disable=not progress) as bar:
         # no exact count: stopped after 3 loops without a new point, and the trace test (about two loops' paths)
         # decides whether to go on (after 8 such loops, as before: (2,2) generic, 15300 paths instead of 11040)
-        result = monodromy(system, start, u0, rng, target=target, stall=3 if target is None else 25,
-                           max_loops=max_loops, seconds=seconds, on_loop=lambda k: bar.update(k - bar.n), orbit=orbit)
-    def time_left() -> float | None:
-        return None if seconds is None else max(1.0, seconds - (time.monotonic() - started))
+        options = MonodromyOptions(target=target, stall=3 if target is None else 25, max_loops=max_loops,
+                                   seconds=seconds, on_loop=lambda k: bar.update(k - bar.n), orbit=orbit)
+        solved = solve_and_track(system, start, u0, u, rng, options, more_rounds=4, coordinates=system.coordinates)
 
-    trace = trace_test(system, result.points, u0, rng, coordinates=system.coordinates, seconds=time_left())
-    rounds = 0
-    while (target is None and not trace.passed and rounds < 4 and len(result.points)
-           and (seconds is None or time.monotonic() - started < seconds)):
-        # no exact count: a failed trace test says points are missing, so monodromy goes on (longer loops)
-        rounds += 1
-        more = monodromy(system, result.points, u0, rng, stall=4 * (rounds + 1), max_loops=max_loops,
-                         seconds=time_left(), orbit=orbit, patient=True)
-        grew = len(more.points) > len(result.points)
-        result = MonodromyResult(more.points, u0, result.loops + more.loops, result.paths + more.paths)
-        if not grew:
-            break
-        trace = trace_test(system, result.points, u0, rng, coordinates=system.coordinates, seconds=time_left())
+    result, trace, ends = solved.monodromy, solved.trace, solved.ends
     traced, deviation = trace.passed, trace.deviation
-    ends = track_all(system, result.points, u0, np.asarray(u, dtype=complex), rng)
     found = len(result.points)
     filled = ""
     goal = at_u if at_u is not None else found if target is None and traced else None  # the number due at u
     if goal is not None and 0 < len(ends) < goal:  # paths lost on the way: monodromy at the data itself fills in
         before = len(ends)
         more = monodromy(system, ends, np.asarray(u, dtype=complex), rng, target=goal,
-                         stall=25 if at_u is not None else 8, max_loops=max_loops, seconds=time_left(), orbit=orbit)
+                         stall=25 if at_u is not None else 8, max_loops=max_loops, seconds=budget.left(1.0), orbit=orbit)
         ends = more.points
         filled = (f"; {found - before} paths did not arrive, so monodromy at the data's targets went on from the "
                   f"{before} that did: {len(ends)} after {more.loops} loops ({more.paths} paths)")
@@ -308,7 +304,7 @@ def _listed(system: Any, ends: np.ndarray, u: np.ndarray, per_function: int) -> 
     if per_function > 1:
         kept: list[CriticalPoint] = []
         for p in points:
-            if not kept or len(_new_points(np.array([q.point for q in kept]), p.point[None, :])):
+            if not kept or len(new_points(np.array([q.point for q in kept]), p.point[None, :])):
                 kept.append(p)
         points = kept
     return points
@@ -333,7 +329,7 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0)
     system_b, found = data.system.in_weights(data.solutions, data.u)
     res = form_homotopy(system_a, system_b, start, generic.u, data.u, rng)
     ends = res.points
-    extra = _new_points(ends, found)
+    extra = new_points(ends, found)
     missing = len(extra)
     lost_found = (res.lost > 0 and not res.repeated and missing == res.lost  # the lost paths' ends, as form_homotopy
                   and bool(nonsingular(system_b, extra, data.u).all()))  # asks of every end
@@ -357,6 +353,7 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0)
                   + ": every critical point at the data")
     data.carried = (f"certified: {what}; every isolated nonsingular critical point at the data ends one of these "
                     "paths (Morgan and Sommese's coefficient-parameter homotopy)")
+    data.carried_status = Status.VERIFIED  # as sure as the generic set's trace test or exact count
     data.points = _listed(system_b, ends, data.u, per)
     data.solutions, data.system, data.found, data.complete = ends, system_b, len(ends) // per, True
     return data

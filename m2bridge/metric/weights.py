@@ -12,21 +12,9 @@ from typing import Any, Callable
 import numpy as np
 import sympy
 
-_FUNCTIONS: dict[int, tuple[Callable, Callable]] = {}
+from m2bridge.exact.problem import coordinate_functions
+
 _SECOND: dict[int, Callable] = {}  # the second derivatives of the coordinates
-
-
-def coordinate_functions(param: Any) -> tuple[Callable, Callable]:
-    """c(W) and its Jacobian dc/dW as NumPy functions of the weight vector (in ``param.weights`` order)."""
-    key = id(param)
-    if key not in _FUNCTIONS:
-        w = param.weights
-        exprs = param.reduced
-        jac = [[sympy.diff(e, s) for s in w] for e in exprs]
-        c = sympy.lambdify([w], exprs, "numpy")
-        dc = sympy.lambdify([w], jac, "numpy")
-        _FUNCTIONS[key] = (lambda v: np.array(c(v), dtype=float), lambda v: np.array(dc(v), dtype=float))
-    return _FUNCTIONS[key]
 
 
 def jacobian_rank(param: Any, seed: int) -> int:

@@ -9,14 +9,15 @@ from typing import Any
 
 import numpy as np
 
-from ..architecture import AttentionNetwork
-from ..errors import ArchitectureError
-from ..formulas import FormulaValue, expected_dimension, known_upper_bound
-from .jacobian import (FLOAT, Arithmetic, output_projection, projected_jacobian, random_inputs, random_weights,
+from m2bridge.network import AttentionNetwork
+from m2bridge.errors import ArchitectureError
+from m2bridge.results import Status
+from m2bridge.formulas import FormulaValue, expected_dimension, known_upper_bound
+from m2bridge.numeric.jacobian import (FLOAT, Arithmetic, output_projection, projected_jacobian, random_inputs, random_weights,
                        softmax_saturation)
-from .modular import DEFAULT_PRIME, matmul_mod, rank_mod
-from .rank import MIN_RELIABLE_GAP, float_rank
-from .symmetry import proven_groups, symmetry_tangents
+from m2bridge.fields import DEFAULT_PRIME, matmul_mod, rank_mod
+from m2bridge.numeric.rank import MIN_RELIABLE_GAP, float_rank
+from m2bridge.numeric.symmetry import proven_groups, symmetry_tangents
 
 
 @dataclass
@@ -68,6 +69,7 @@ class NumericDimension:
     notes: list[str] = field(default_factory=list)
     certificate: str = LOWER_BOUND
     rows_used: int | None = None  # rows of the N-input Jacobian whose rank was taken (None: all of them)
+    status: Status = Status.LOWER_BOUND  # set by numeric_dimension with the certificate
 
     @property
     def certain(self) -> bool:
@@ -106,7 +108,8 @@ class NumericDimension:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             **self.architecture.to_dict(),
-            "dimension": self.dimension, "certificate": self.certificate, "certain": self.certain,
+            "dimension": self.dimension, "status": self.status.value, "certificate": self.certificate,
+            "certain": self.certain,
             "method": self.method, "parameters": self.parameters,
             "samples": self.samples, "rows_used": self.rows_used, "seed": self.seed,
             "seconds": round(self.seconds, 4),
@@ -230,6 +233,9 @@ def numeric_dimension(arch: AttentionNetwork, method: str = "auto", samples: int
             result.reliable = False
             result.notes.append(f"softmax saturated: {saturation:.0%} of the attention columns are near one-hot "
                                 "(max weight > 0.999), so the float Jacobian loses directions")
+    # certified maximal: an exact rank mod p (a lower bound) meets a proven upper bound; a float rank can err
+    by_certificate = {CERTIFIED: Status.PROVED if p else Status.VERIFIED, STABLE: Status.HEURISTIC}
+    result.status = by_certificate.get(result.certificate, Status.LOWER_BOUND) if result.reliable else Status.UNRELIABLE
     if fiber:
         result.fiber = tangent
     result.seconds = time.perf_counter() - t0
@@ -239,6 +245,7 @@ def numeric_dimension(arch: AttentionNetwork, method: str = "auto", samples: int
         if result.repeat.dimension != rank:
             result.notes.append(f"seed {seed + 1} gives {result.repeat.dimension}: results disagree")
             result.reliable = False
+            result.status = Status.UNRELIABLE
     return result
 
 

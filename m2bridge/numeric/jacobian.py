@@ -4,7 +4,7 @@ Weights are one dict per layer of arrays in the order of the layer's ``weight_sh
 ``Q, K`` of shape ``(H, a, d_in)`` and ``V`` of shape ``(H, d_out, d_in)``, or ``O (H, d_out, b)`` and
 ``U (H, b, d_in)`` with a value rank, stacked over heads; MLP: ``W1 (w, d_in)``, ``W2 (d_out, w)``).
 Inputs ``X`` have shape ``(N, d0, t)``.  Each layer kind (``m2bridge.layers``) does its own forward
-and reverse pass (MATH.md sections 8 and 9).
+and reverse pass (documentation: Mathematics, sections 8 and 9).
 
 The dimension computations use :func:`projected_jacobian`: one reverse pass
 carries a few random combinations of each input's outputs back through the
@@ -15,37 +15,18 @@ only), through :class:`Arithmetic`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
-from ..architecture import AttentionNetwork
-from ..layers import Attention
-from .modular import einsum_mod
+from m2bridge.network import AttentionNetwork
+from m2bridge.layers import Attention
+from m2bridge.fields import FLOAT64, ArrayField
 
 Weights = list[dict[str, np.ndarray]]
 
 
-@dataclass(frozen=True)
-class Arithmetic:
-    """float64 (``prime=None``) or exact arithmetic modulo ``prime``."""
-
-    prime: int | None = None
-
-    def einsum(self, subscripts: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        if self.prime is None:
-            return np.einsum(subscripts, a, b, optimize=True)
-        return einsum_mod(subscripts, a, b, self.prime)
-
-    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return a + b if self.prime is None else (a + b) % self.prime
-
-    def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Elementwise product (one product per entry: exact in int64 modulo p)."""
-        return a * b if self.prime is None else (a * b) % self.prime
-
-
-FLOAT = Arithmetic()
+Arithmetic = ArrayField  # float64 or exact modulo a prime (:class:`m2bridge.fields.ArrayField`)
+FLOAT = FLOAT64
 
 
 def forward(arch: AttentionNetwork, weights: Weights, x: np.ndarray, ar: Arithmetic = FLOAT) -> np.ndarray:

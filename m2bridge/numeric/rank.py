@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .modular import rank_mod
+from m2bridge.fields import rank_mod
 
 MIN_RELIABLE_GAP = 1e3
 

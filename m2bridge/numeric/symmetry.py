@@ -1,4 +1,4 @@
-"""Tangent vectors of the candidate weight symmetries (MATH.md sections 5 and 8).
+"""Tangent vectors of the candidate weight symmetries (documentation: Mathematics, sections 5 and 8).
 
 At weights W, each one-parameter family of candidate symmetries gives a vector
 that should lie in the kernel of the Jacobian.  Candidates, per layer: the
@@ -11,7 +11,7 @@ A_g -> A_g - v_h c^T for any c, since sum_i [(v_h.x_i)(v_g.x_i) - (v_g.x_i)(v_h.
 (found by this project: the kernel of the Jacobian of two heads on d = 3, d' = 1 has d more
 directions than the other groups explain), and a change
 of basis GL(d) of the residual stream between two layers without skip connections
-(layers with skip connections in between are conjugated).  MLP layers (MATH.md section 9) add the
+(layers with skip connections in between are conjugated).  MLP layers (documentation: Mathematics, section 9) add the
 rescaling of hidden neurons, for r = 1 the fiber of W2 W1 (GL(w) and translations along kernels),
 and for r = 2 read through one direction the orthogonal group of diag(W2).  Between layers: output
 directions the next layer does not read, input directions the previous layer never writes, and the
@@ -26,11 +26,11 @@ from dataclasses import replace as dataclass_replace
 
 import numpy as np
 
-from ..architecture import AttentionNetwork
-from ..layers.attention import units
-from ..layers.base import TangentBuilder
-from .jacobian import Weights, unflatten_weights, weight_blocks
-from .modular import matmul_mod
+from m2bridge.network import AttentionNetwork
+from m2bridge.layers.attention import units
+from m2bridge.layers.base import TangentBuilder
+from m2bridge.numeric.jacobian import Weights, unflatten_weights, weight_blocks
+from m2bridge.fields import ArrayField
 
 GROUPS = ("scaling", "qk_gauge", "value_gauge", "head_mixing", "head_shift", "neuron_scaling", "hidden_gauge",
           "linear_fiber", "quadratic_orthogonal", "layer_fiber", "unread_output", "unused_input", "between_layers")
@@ -41,25 +41,26 @@ class _Tangents(TangentBuilder):
 
     def __init__(self, arch: AttentionNetwork, prime: int | None):
         self.prime = prime
-        self.dtype = np.int64 if prime is not None else np.float64
+        self.field = ArrayField(prime)
+        self.dtype = self.field.dtype
         self.slices = weight_blocks(arch)
         self.total = arch.parameters
 
     def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return a @ b if self.prime is None else matmul_mod(a % self.prime, b % self.prime, self.prime)
+        return self.field.matmul(a, b)
 
     def neg(self, a: np.ndarray) -> np.ndarray:
-        return -a if self.prime is None else (-a) % self.prime
+        return self.field.neg(a)
 
     def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return a + b if self.prime is None else (a + b) % self.prime
+        return self.field.add(a, b)
 
     def null_vectors(self, m: np.ndarray) -> list[np.ndarray]:
         return _kernel(m, self.prime)
 
     def rank(self, m: np.ndarray) -> int:
-        from .modular import rank_mod
-        from .rank import float_rank
+        from m2bridge.fields import rank_mod
+        from m2bridge.numeric.rank import float_rank
 
         return rank_mod(m % self.prime, self.prime) if self.prime else float_rank(m).rank
 
@@ -140,9 +141,9 @@ def _layer_fibers(arch: AttentionNetwork, weights: Weights, tb: _Tangents) -> li
     An MLP of width w >= d_in and degree 2 fills its span (every quadratic map) with w d_in + w d_out - w
     parameters, more than the span's dimension: these directions are not a group action.
     """
-    from ..formulas import known_upper_bound
-    from ..layers import MLP
-    from .jacobian import Arithmetic, projected_jacobian
+    from m2bridge.formulas import known_upper_bound
+    from m2bridge.layers import MLP
+    from m2bridge.numeric.jacobian import Arithmetic, projected_jacobian
 
     out = []
     for i, (layer, w) in enumerate(zip(arch.layer_specs, weights)):

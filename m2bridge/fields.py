@@ -1,16 +1,37 @@
-"""Exact arithmetic modulo a prime p < 2^31 in NumPy.
+"""Exact arithmetic over prime fields, and the project's primes, chosen here, each with its reason.
 
-Products of two residues fit in int64 (< 2^62).  Contractions (matrix
-products, einsum) are done in float64 BLAS on 16-bit halves of the operands:
-each partial product is below 2^32, so sums of up to 2^21 terms are exact in
-float64; the four partial results are recombined modulo p in int64.
+Arrays modulo a prime p < 2^31 in NumPy: products of two residues fit in int64 (< 2^62).  Contractions
+(matrix products, einsum) are done in float64 BLAS on 16-bit halves of the operands: each partial product
+is below 2^32, so sums of up to 2^21 terms are exact in float64; the four partial results are recombined
+modulo p in int64.
+
+A rank or a count modulo p equals the one over QQ for all but finitely many p; where a value is computed
+modulo primes, two of them that agree make it *verified* (it can fail only when both primes are among the
+finitely many bad ones), never *proved*.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-DEFAULT_PRIME = 2_147_483_629  # largest prime below 2^31
+# ------------------------------------------------------------ the primes
+DEFAULT_PRIME = 2_147_483_629
+"""Numeric ranks modulo p (Jacobians at random points): the largest prime below 2^31, so that a random
+point is a bad one with probability at most degree / p, and residues still multiply in int64."""
+EVAL_PRIME = 2**31 - 1
+"""Evaluating the coordinates of a truncated ideal over QQ modulo a prime: products of two residues fit in int64."""
+CHECK_PRIME = 2**61 - 1
+"""python-flint ranks of integer matrices (nmod_mat takes word-size primes): a rank modulo p is never above the
+rank over QQ, and equal to it when it is full."""
+F4_PRIMES = (32003, 32749)
+"""Macaulay2's F4 (mathicgb) counts: fast for primes below 2^15 (over 1000003 it was 100 times slower)."""
+COUNT_PRIMES = (32003, 1000003)
+"""Counts by Groebner bases in the weights, where F4 is not used: two primes of different size."""
+SMALL_PRIME = 32003
+"""One prime for checks that need a single field (Cohen-Macaulay tests, the last degree of a truncated ideal,
+the singular locus of a boundary): Macaulay2's usual ZZ/32003."""
 _HALF = 1 << 16
 _MAX_TERMS = 1 << 21
 _SHORT = 256  # inner dimensions handled by the two-product balanced split
@@ -145,3 +166,39 @@ def rank_mod(matrix: np.ndarray, p: int, block: int = 192) -> int:
 def random_residues(rng: np.random.Generator, shape: tuple[int, ...], p: int) -> np.ndarray:
     """Uniform residues in [0, p)."""
     return rng.integers(0, p, size=shape, dtype=np.int64)
+
+
+# ------------------------------------------------------------ one interface for the three fields
+@dataclass(frozen=True)
+class ArrayField:
+    """NumPy arrays over float64 (the default), GF(p) (``prime``: residues in int64) or QQ (``exact``: object
+    arrays of Fractions): the arithmetic that a network's forward pass and its tangent vectors need."""
+
+    prime: int | None = None
+    exact: bool = False
+
+    @property
+    def dtype(self) -> type:
+        return object if self.exact else np.int64 if self.prime is not None else np.float64
+
+    def einsum(self, subscripts: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if self.prime is not None:
+            return einsum_mod(subscripts, a, b, self.prime)
+        return np.einsum(subscripts, a, b, optimize=not self.exact)
+
+    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a + b if self.prime is None else (a + b) % self.prime
+
+    def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Elementwise product (one product per entry: exact in int64 modulo p)."""
+        return a * b if self.prime is None else (a * b) % self.prime
+
+    def neg(self, a: np.ndarray) -> np.ndarray:
+        return -a if self.prime is None else (-a) % self.prime
+
+    def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return a @ b if self.prime is None else matmul_mod(a % self.prime, b % self.prime, self.prime)
+
+
+FLOAT64 = ArrayField()
+RATIONALS = ArrayField(exact=True)

@@ -1,8 +1,8 @@
 """The report's "Transformer blocks" section: attention + tokenwise polynomial MLPs, computed.
 
 Every statement is derived from the rows computed here: numeric ranks modulo a prime with their
-certificates and the decomposition of the Jacobian's kernel into the proven symmetries (MATH.md
-section 9), beside the naive count; MLP-only rows beside the Alexander-Hirschowitz theorem.
+certificates and the decomposition of the Jacobian's kernel into the proven symmetries (documentation:
+Mathematics, section 9), beside the naive count; MLP-only rows beside the Alexander-Hirschowitz theorem.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from __future__ import annotations
 from math import comb
 from typing import Any
 
-from .architecture import AttentionNetwork, LightningAttention, Network
-from .formulas import AH_EXCEPTIONS, expected_dimension
-from .layers import MLP, Attention
-from .numeric.dimension import numeric_dimension
+from m2bridge.network import AttentionNetwork, LightningAttention, Network
+from m2bridge.formulas import AH_EXCEPTIONS, expected_dimension
+from m2bridge.layers import MLP, Attention
+from m2bridge.numeric.dimension import numeric_dimension
 
 TOKENS = 2
 
@@ -158,8 +158,8 @@ def blocks_section() -> list[str]:
 
 def smallest_block_lines() -> list[str]:
     """The smallest block exactly (Macaulay2): attention d = 2 -> 1 then x -> c (w x)^2."""
-    from .errors import M2BridgeError
-    from .exact.compute import implicitize
+    from m2bridge.errors import M2BridgeError
+    from m2bridge.exact.compute import implicitize
 
     block = Network([Attention(2, 2, d_out=1), MLP(1, 2)], TOKENS)
     try:

@@ -17,7 +17,7 @@ def m2scripts_dir() -> Path:
             return path
     except ModuleNotFoundError:
         pass
-    repo = Path(__file__).resolve().parent.parent / "m2scripts"
+    repo = Path(__file__).resolve().parents[2] / "m2scripts"
     if (repo / "Bridge.m2").is_file():
         return repo
     raise FileNotFoundError("m2bridge's M2 scripts are missing: reinstall the package (pip install .)")

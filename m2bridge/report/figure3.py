@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .architecture import LightningAttention, SoftmaxAttention
-from .formulas import expected_dimension
-from .numeric.dimension import numeric_dimension
+from m2bridge.network import LightningAttention, SoftmaxAttention
+from m2bridge.formulas import expected_dimension
+from m2bridge.numeric.dimension import numeric_dimension
 
 
 def figure3_sweep(softmax: bool = True, samples: int | None = 250, seed: int = 0,
@@ -23,7 +23,8 @@ def figure3_sweep(softmax: bool = True, samples: int | None = 250, seed: int = 0
         res = numeric_dimension(arch, samples=samples, seed=seed, fiber=False)
         rows.append({"delta": delta, "estimated": res.dimension, "expected": expected_dimension(arch).value,
                      "method": res.method, "gap": res.gap, "error_bound": res.error_bound,
-                     "reliable": res.reliable, "certificate": res.certificate, "certain": res.certain,
+                     "reliable": res.reliable, "status": res.status.value, "certificate": res.certificate,
+                     "certain": res.certain,
                      "samples": res.samples,
                      "rows_used": res.rows_used, "seconds": round(res.seconds, 4)})
     return rows
@@ -43,6 +44,7 @@ def figure3(out_dir: str | Path | None = ".", samples: int = 250, seed: int = 0,
         for row, lrow in zip(rows, figure3_sweep(False, None, seed, deltas)):
             row["lightning_estimated"], row["lightning_expected"] = lrow["estimated"], lrow["expected"]
             row["lightning_certificate"], row["lightning_certain"] = lrow["certificate"], lrow["certain"]
+            row["lightning_status"] = lrow["status"]
     if out_dir is None:
         return rows
     out = Path(out_dir)

@@ -16,9 +16,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import M2BridgeError
-from .resources import PACKAGE_NAME, m2script
-from .serialize import m2_string_literal
+from m2bridge.bridge.resources import PACKAGE_NAME, m2script
+from m2bridge.bridge.serialize import m2_string_literal
+from m2bridge.errors import M2BridgeError
 
 INSTALL_TIMEOUT = 600.0
 
@@ -43,6 +43,14 @@ class PackageStatus:
 
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _stale(shipped: Path, installed: Path) -> list[Path]:
+    """The installed files that differ from the shipped ones (missing included): the package file and its
+    auxiliary files, the folder of the same name beside it (``AuxiliaryFiles => true``)."""
+    pairs = [(shipped, installed)] + [(f, installed.with_suffix("") / f.relative_to(shipped.with_suffix("")))
+                                      for f in sorted(shipped.with_suffix("").rglob("*.m2"))]
+    return [dst for src, dst in pairs if not dst.is_file() or _digest(dst) != _digest(src)]
 
 
 def _run_m2(m2: str, code: str, timeout: float) -> str:
@@ -71,21 +79,26 @@ def _installed_file(m2: str) -> Path:
 
 def package_status(m2: str | None = None) -> PackageStatus:
     """Whether this user's M2 has the package installed, and whether it equals the shipped file."""
-    from .session import find_m2
+    from m2bridge.bridge.session import find_m2
 
     exe = find_m2(m2)
     shipped = m2script(f"{PACKAGE_NAME}.m2")
     target = _installed_file(exe)
     installed = target.is_file()
-    return PackageStatus(installed, installed and _digest(target) == _digest(shipped), str(target), str(shipped))
+    return PackageStatus(installed, installed and not _stale(shipped, target), str(target), str(shipped))
 
 
 def install_m2_package(m2: str | None = None, timeout: float = INSTALL_TIMEOUT) -> PackageStatus:
     """Install (or reinstall: idempotent) the shipped package with its documentation for this user."""
-    from .session import find_m2
+    from m2bridge.bridge.session import find_m2
 
     exe = find_m2(m2)
     shipped = m2script(f"{PACKAGE_NAME}.m2")
+    # installPackage copies the auxiliary files only where they are newer than the installed ones
+    target = _installed_file(exe)
+    for stale in _stale(shipped, target):
+        if stale != target:
+            stale.unlink(missing_ok=True)
     # the shipped folder goes on the path too: M2 1.26 reloads the package by name while writing its docs
     _run_m2(exe, f"path = prepend({m2_string_literal(str(shipped.parent) + '/')}, path);\n"
                  f"installPackage({m2_string_literal(PACKAGE_NAME)}, "

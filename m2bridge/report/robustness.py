@@ -21,11 +21,12 @@ def boundary_counts(cases: list[tuple[int, int, int, int]] = GRID, m2: Any = Non
                     timeout: float | None = 120.0) -> list[dict[str, Any]]:
     """For each (d, d', t, a): the boundary of a random classifier, its factors, the ED degree (F4, two primes),
     the closed formula for a general cubic cone in d t variables, and the dimension of the singular locus."""
-    from .architecture import AttentionNetwork
-    from .exact.compute import default_session
-    from .errors import M2Timeout
-    from .metric.engine import Count, hypersurface_count
-    from .metric.robust import boundary_polynomial, generic_cone_ed_degree, random_classifier
+    from m2bridge.network import AttentionNetwork
+    from m2bridge.bridge.session import default_session
+    from m2bridge.errors import M2Timeout
+    from m2bridge.exact.counts import Count, hypersurface_count
+    from m2bridge.metric.classifier import boundary_polynomial, random_classifier
+    from m2bridge.metric.boundary import generic_cone_ed_degree
 
     m2 = m2 or default_session()
     rows = []
@@ -38,9 +39,10 @@ def boundary_counts(cases: list[tuple[int, int, int, int]] = GRID, m2: Any = Non
         try:
             count = hypersurface_count(g, n, eye, None, m2, timeout=timeout, seed=seed)
         except M2Timeout:
-            count = Count(None, "F4 over two primes", f"not computed: ran past {timeout:g} s")
+            count = Count(None, "F4 over two primes", f"not computed: ran past {timeout:g} s",
+                          status=Status.NOT_COMPUTED)
         factors = sympy.factor_list(g, *ys)[1]
-        from .serialize import to_m2
+        from m2bridge.bridge.serialize import to_m2
 
         m2.eval(f"Rs = QQ[y_1..y_{n}];\ngs = {to_m2(g)};\n", timeout=timeout)
         sing = int(m2.to_python("dim(ideal(gs) + ideal jacobian ideal gs)", timeout=timeout))
@@ -61,7 +63,7 @@ def robustness_lines(rows: list[dict[str, Any]]) -> list[str]:
              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         e = r["ed_degree"]
-        value = e["value"] if e["certificate"].startswith("exact") else f"{e['value']} ({e['certificate']})"
+        value = e["value"] if e["status"] == "verified" and e["per_prime"] else f"{e['value']} ({e['certificate']})"
         lines.append(f"| {r['d']} | {r['d_out']} | {r['t']} | {r['a']} | {r['variables']} | "
                      f"{', '.join(map(str, r['factors']))} | {value} | {r['generic_cubic_cone']} | "
                      f"{r['singular_dimension']} | {r['seconds']} |")
@@ -104,10 +106,10 @@ def smallest_case_lines(out_dir: Any) -> list[str]:
     """The (2, 1), t = 2 classifier in full: radius, critical points, attack, and the ED discriminant picture."""
     from pathlib import Path
 
-    from .architecture import AttentionNetwork
-    from .errors import M2BridgeError
-    from .metric.plot import attack_plot, discriminant_plot
-    from .metric.robust import robustness_report
+    from m2bridge.network import AttentionNetwork
+    from m2bridge.errors import M2BridgeError
+    from m2bridge.report.plots import attack_plot, discriminant_plot
+    from m2bridge.metric.robust import robustness_report
 
     arch = AttentionNetwork([2, 1], 2, 2)
     try:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .architecture import AttentionNetwork, LightningAttention, SoftmaxAttention
-from .formulas import expected_dimension, single_layer_span_dimension
-from .numeric.dimension import numeric_dimension
+from m2bridge.network import AttentionNetwork, LightningAttention, SoftmaxAttention
+from m2bridge.formulas import expected_dimension, single_layer_span_dimension
+from m2bridge.numeric.dimension import numeric_dimension
 
 HEAD_GROUPS = ("head_mixing", "head_shift")
 

@@ -96,7 +96,7 @@ def discriminant_grid(report: Any, seed: int = 0, size: int = 41):
     """(real counts on the grid, (s, t) mesh, g on the grid) for :func:`discriminant_plot`."""
     import numpy as np
 
-    from . import homotopy
+    from m2bridge.homotopy import DistanceSystem, track
 
     n = report.n
     rng = np.random.default_rng(seed + 17)
@@ -107,18 +107,18 @@ def discriminant_grid(report: Any, seed: int = 0, size: int = 41):
     targets = x0[None, :] + s.ravel()[:, None] * E[:, 0] + t.ravel()[:, None] * E[:, 1]
     counts = np.zeros(len(targets))
     for f, start in report.fibers:
-        system = homotopy.DistanceSystem(f, n)
+        system = DistanceSystem(f, n)
         k = len(start)
         rows = np.repeat(targets, k, axis=0)
         X = np.tile(start, (len(targets), 1))
         mid = (x0[None, :] + rows) / 2 + 0.3j * reach * rng.standard_normal(n)[None, :]
-        X, ok = homotopy.track(system, X, x0, mid)
-        X, ok2 = homotopy.track(system, X, mid, rows)
+        X, ok = track(system, X, x0, mid)
+        X, ok2 = track(system, X, mid, rows)
         ok &= ok2
         scale = np.maximum(1.0, np.abs(X).max(axis=1))
         real = (np.abs(X.imag).max(axis=1) < 1e-7 * scale) & ok
         counts += real.reshape(len(targets), k).sum(axis=1)
         counts[~ok.reshape(len(targets), k).all(axis=1)] = np.nan
-    system = homotopy.DistanceSystem(report.g, n)
+    system = DistanceSystem(report.g, n)
     boundary = system.g(targets.astype(complex)).real
     return counts.reshape(size, size), (s, t), boundary.reshape(size, size)

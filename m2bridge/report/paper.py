@@ -6,11 +6,11 @@ import html
 import time
 from pathlib import Path
 
-from .architecture import LightningAttention
-from .compare import compute_row, grid
-from .figure1 import figure1, figure1_plotly
-from .figure3 import figure3, figure3_plotly
-from .formulas import expected_dimension
+from m2bridge.network import LightningAttention
+from m2bridge.compare import compute_row, grid
+from m2bridge.report.figure1 import figure1, figure1_plotly
+from m2bridge.report.figure3 import figure3, figure3_plotly
+from m2bridge.formulas import expected_dimension
 
 
 def _interactive(out: Path, name: str, make) -> list[str]:
@@ -55,8 +55,8 @@ def _yes(ok: bool) -> str:
 
 def _softmax_fibers() -> list[str]:
     """Thm. 3.9 by the Jacobian's kernel: softmax keeps only the Q,K gauge, lightning adds the scaling."""
-    from .architecture import SoftmaxAttention
-    from .numeric.dimension import numeric_dimension
+    from m2bridge.network import SoftmaxAttention
+    from m2bridge.numeric.dimension import numeric_dimension
 
     lines = ["The kernel of the Jacobian at random weights is the fiber's tangent space, decomposed against the "
              "known symmetries (float64 SVD for softmax, exact mod p for lightning). A kernel made only of the "
@@ -79,11 +79,12 @@ def _training_counts() -> list[str]:
     """Critical points of the loss for the one-layer cases, data-induced and generic forms (profile formulation)."""
     import numpy as np
 
-    from .errors import M2BridgeError
-    from .exact.compute import default_session, parametrization
-    from .metric.data import data_form, generate_dataset
-    from .metric.engine import profile_count, profile_model
-    from .metric.loss import _generic_form
+    from m2bridge.errors import M2BridgeError
+    from m2bridge.bridge.session import default_session
+    from m2bridge.exact.problem import parametrization
+    from m2bridge.metric.data import data_form, generate_dataset
+    from m2bridge.exact.counts import profile_count, profile_model
+    from m2bridge.metric.loss import generic_form
 
     m2 = default_session()
     lines = ["Complex critical points of the loss on the smooth part of the closure, exact over two primes (F4), the "
@@ -99,7 +100,7 @@ def _training_counts() -> list[str]:
         samples = max(5, n // (e * t) + 2)
         form = data_form(param, generate_dataset(arch, samples, seed=0, noise=0.5))
         G = form.G_rational()
-        Gg, ug = _generic_form(n, np.random.default_rng(1))
+        Gg, ug = generic_form(n, np.random.default_rng(1))
         try:
             data = profile_count(profile_model(param), G, form.u, m2, timeout=120)
             generic = profile_count(profile_model(param), Gg, ug, m2, timeout=120, seed=1)
@@ -117,9 +118,9 @@ def _training_counts() -> list[str]:
 
 def _training_lines() -> list[str]:
     """The (2,1) layer's loss for one seeded dataset: counts, real critical points, where training ends."""
-    from .errors import M2BridgeError
-    from .metric.data import generate_dataset
-    from .metric.loss import loss_report
+    from m2bridge.errors import M2BridgeError
+    from m2bridge.metric.data import generate_dataset
+    from m2bridge.metric.loss import loss_report
 
     arch = LightningAttention((2, 1), 2, 2)
     try:
@@ -128,7 +129,7 @@ def _training_lines() -> list[str]:
         return [f"Not computed ({type(exc).__name__}: {exc})."]
     const = float(rep.form.residual)
     lines = [f"{arch.label()}, {rep.data.samples} samples ({rep.data.source}); `m2bridge loss` "
-             "(MATH.md section 10).", "",
+             "(documentation: Mathematics, section 10).", "",
              f"- complex critical points of the loss on the smooth part of the closure: {rep.ed_degree}",
              f"- generic ED degree (random positive definite form): {rep.generic_ed_degree}; {rep.comparison()}",
              f"- real critical points: {len(rep.points)} of {rep.all_points}:"]
@@ -150,8 +151,8 @@ def write_report(out_dir: str | Path = "report") -> Path:
     """Compute every claim, write ``report.md`` and ``report.html`` (with figures) into ``out_dir``."""
     from rich.progress import Progress
 
-    from .errors import M2BridgeError
-    from .exact.compute import critical_points, fiber, implicitize, singular_locus
+    from m2bridge.errors import M2BridgeError
+    from m2bridge.exact.compute import critical_points, fiber, implicitize, singular_locus
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -222,7 +223,7 @@ def write_report(out_dir: str | Path = "report") -> Path:
                   f"**Pattern** (checked on the {len(pattern)} rows within the conditions: "
                   f"{'it holds for every one' if all(pattern) else 'it FAILS for ' + str(pattern.count(False))}): "
                   "Eq. 14 fails exactly when a layer of rank 1 is followed, later, by a layer of rank >= 2. Why: "
-                  "in virtual weights (MATH.md section 2) a rank-1 A'_i = u w^T gives Z_i = (Z Z^T u)(w^T Z) = v s^T "
+                  "in virtual weights (documentation: Mathematics, section 2) a rank-1 A'_i = u w^T gives Z_i = (Z Z^T u)(w^T Z) = v s^T "
                   "(Z = Z_(i-1)), a rank-1 matrix, and then Z_(i+1) = (s^T s)(v^T A_(i+1) v) v s^T: every later "
                   "attention matrix acts only through the quadratic form v^T A v (its symmetric part), so its rank no longer adds dimensions."]
         sections.append(_section("Corollary 3.8 / Eq. 14: deep lightning networks", lines))
@@ -252,13 +253,13 @@ def write_report(out_dir: str | Path = "report") -> Path:
                                               ""] + _interactive(out, "figure1", figure1_plotly)))
         progress.advance(task)
 
-        from .beyond import multi_head_section, twins_section
+        from m2bridge.report.beyond import multi_head_section, twins_section
 
         sections.append(_section("Beyond the paper: several heads", multi_head_section()))
         sections.append(_section("Beyond the paper: causal masks and skip connections", twins_section()))
         progress.advance(task)
 
-        from .blocks_report import blocks_section, smallest_block_lines
+        from m2bridge.report.blocks import blocks_section, smallest_block_lines
 
         sections.append(_section("Transformer blocks: attention and polynomial MLPs", blocks_section()
                                  + [""] + smallest_block_lines()))
@@ -268,7 +269,7 @@ def write_report(out_dir: str | Path = "report") -> Path:
                                  + _training_lines()))
         progress.advance(task)
 
-        from .robust_report import boundary_counts, findings, robustness_lines, smallest_case_lines
+        from m2bridge.report.robustness import boundary_counts, findings, robustness_lines, smallest_case_lines
 
         rows = boundary_counts()
         sections.append(_section("Robustness: the distance to an attention classifier's decision boundary",

@@ -6,8 +6,8 @@ import importlib.metadata
 import platform
 import time
 
-from .errors import M2BridgeError, M2NotFound
-from .resources import PACKAGE_NAME, m2scripts_dir
+from m2bridge.bridge.resources import PACKAGE_NAME, m2scripts_dir
+from m2bridge.errors import M2BridgeError, M2NotFound
 
 PYTHON_PACKAGES = ["sympy", "numpy", "pexpect", "rich", "tqdm", "python-flint", "matplotlib", "scikit-image",
                    "plotly", "dask", "distributed", "pytest", "ipython", "nbclient"]
@@ -17,7 +17,7 @@ OPTIONAL = {"matplotlib": "plot", "scikit-image": "plot", "plotly": "plot", "das
 
 def diagnose() -> tuple[list[tuple[str, str, str]], bool]:
     """Rows (item, status, advice) and whether everything essential works."""
-    from .session import Macaulay2, find_m2
+    from m2bridge.bridge.session import Macaulay2, find_m2
 
     rows: list[tuple[str, str, str]] = [("python", platform.python_version(), "")]
     ok = True
@@ -45,7 +45,7 @@ def diagnose() -> tuple[list[tuple[str, str, str]], bool]:
             m2.load_package()
             rows.append((f"M2 package {PACKAGE_NAME}", "loads",
                          f"loaded in {time.perf_counter() - t0:.2f} s"))
-            from .m2package import package_status
+            from m2bridge.bridge.package import package_status
 
             status = package_status(path)
             rows.append((f"{PACKAGE_NAME} in your M2", "current" if status.current else

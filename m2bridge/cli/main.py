@@ -1,0 +1,65 @@
+"""The ``m2bridge`` command line: the parser of every command group, and :func:`main`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from m2bridge import __version__
+from m2bridge.bridge.memory import MEMORY_ENV
+from m2bridge.cli import dimension, exact, metric
+from m2bridge.cli.args import check_file_path, examples_epilog
+from m2bridge.deadline import Deadline
+from m2bridge.errors import M2BridgeError, RunTimeout
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="m2bridge", description="Geometry of lightning self-attention "
+                                     "through Macaulay2 (exact) and NumPy (numeric).",
+                                     epilog=examples_epilog("dim --dims 3,3,3 --ranks 2,2 --tokens 2",
+                                                      "implicit --dims 2,1 --ranks 2 --tokens 2",
+                                                      "paper --out report"),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"m2bridge {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    exact.register(sub)
+    metric.register(sub)
+    dimension.register(sub)
+    return parser
+
+
+_TIMEOUT_WAYS = {  # commands without a numeric path: how to make them fit
+    "loss": "Raise --timeout; or lower --count-seconds (each exact count's limit, past which monodromy counts: a lower "
+            "bound when it cannot finish), skip the critical locus with --locus-seconds 0 and training with --runs 0.",
+    "robust": "Raise --timeout, or count by monodromy (--method monodromy; a lower bound when its trace test fails).",
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "m2_memory", None) is not None:  # every session of this run, workers' included, reads it
+        os.environ[MEMORY_ENV] = args.m2_memory
+    try:
+        check_file_path(getattr(args, "m2_script", None), "--m2-script")
+        with Deadline(getattr(args, "timeout", None) if args.command != "compare" else None):
+            return int(args.func(args) or 0)
+    except RunTimeout as exc:  # the way out that this command has
+        way = _TIMEOUT_WAYS.get(args.command)
+        print(f"m2bridge: error: {RunTimeout(exc.seconds, way) if way else exc}", file=sys.stderr)
+        return 2
+    except M2BridgeError as exc:
+        print(f"m2bridge: error: {exc}", file=sys.stderr)
+        return 2
+    except (ValueError, FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError) as exc:
+        print(f"m2bridge: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("m2bridge: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader went away (m2bridge ... | head): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the final flush cannot fail
+        return 0
+

@@ -1,0 +1,156 @@
+"""The metric commands: the loss's critical points and training, and robustness."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from m2bridge.cli.args import (
+    add_architecture,
+    add_command,
+    architecture,
+    check_file_path,
+    emit,
+    nonnegative_int,
+    positive_int,
+    positive_seconds,
+    seconds_or_zero,
+)
+from m2bridge.errors import ArchitectureError
+
+
+def cmd_loss(args: argparse.Namespace) -> int:
+    from m2bridge.metric.data import generate_dataset, load_dataset
+    from m2bridge.metric.loss import check_loss_feasible, loss_report
+
+    check_file_path(args.plot, "--plot")
+    arch = architecture(args)
+    check_loss_feasible(arch, args.force)
+    if args.data:
+        if args.samples is not None or args.noise or args.teacher != "same":
+            raise ArchitectureError("--data gives the dataset: drop --samples, --noise and --teacher")
+        data = load_dataset(arch, args.data)
+    else:
+        data = generate_dataset(arch, args.samples, args.seed, noise=-1.0 if args.teacher == "noise" else args.noise)
+    report = loss_report(arch, data, seed=args.seed, runs=args.runs, timeout=args.timeout,
+                         progress=not args.json, locus_seconds=args.locus_seconds, count_seconds=args.count_seconds,
+                         force=args.force, workers=args.workers or os.cpu_count())
+    if args.plot:
+        from m2bridge.report.plots import training_plot
+
+        training_plot(report, args.plot)
+        print(f"m2bridge: training picture written to {args.plot}", file=sys.stderr)
+    emit(args, report.to_dict(), str(report))
+    return 0
+
+
+def cmd_robust(args: argparse.Namespace) -> int:
+    from m2bridge.metric.classifier import load_classifier, load_input
+    from m2bridge.metric.robust import robustness_report
+
+    for path, flag in ((args.plot, "--plot"), (args.discriminant, "--discriminant")):
+        check_file_path(path, flag)
+    arch = architecture(args)
+    clf = load_classifier(arch, args.weights) if args.weights else None
+    X0 = load_input(arch, args.input) if args.input else None
+    report = robustness_report(arch, clf, X0, seed=args.seed, runs=args.runs, timeout=args.timeout,
+                               method=args.method)
+    if args.plot:
+        from m2bridge.report.plots import attack_plot
+
+        attack_plot(report, args.plot)
+        print(f"m2bridge: attack picture written to {args.plot}", file=sys.stderr)
+    if args.discriminant:
+        from m2bridge.report.plots import discriminant_plot
+
+        discriminant_plot(report, args.discriminant, seed=args.seed)
+        print(f"m2bridge: ED discriminant picture written to {args.discriminant}", file=sys.stderr)
+    emit(args, report.to_dict(), str(report))
+    return 0
+
+
+def cmd_ed(args: argparse.Namespace) -> int:
+    from m2bridge.metric.ed import ed_degree
+
+    variables = [v.strip() for v in args.variables.split(",")] if args.variables else None
+    data = [v.strip() for v in args.at.split(",")] if args.at else None
+    result = ed_degree(args.equations, variables, form=args.form, data=data, method=args.method, seed_=args.seed,
+                       timeout=args.timeout)
+    emit(args, result.to_dict(), str(result))
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add this group's commands to the subparsers ``sub``."""
+    p = add_command(sub, "loss", "critical points of the squared loss of a dataset on the neuromanifold, and training",
+             "loss --dims 2,1 --ranks 2 --tokens 2 --samples 6 --noise 0.5 --runs 20",
+             "loss --dims 2,1 --ranks 2 --tokens 2 --data data.npz --json",
+             "loss --dims 2,1 --ranks 2 --tokens 2 --samples 6 --plot training.png")
+    add_architecture(p)
+    g = p.add_argument_group("data (a file, or generated with --seed)")
+    g.add_argument("--data", metavar="FILE", help=".npz file with arrays X (N x d x t) and Y (N x d' x t)")
+    g.add_argument("--samples", type=positive_int, default=None,
+                   help="generated data: N Gaussian inputs (default: enough to determine every coordinate, and 2 more)")
+    g.add_argument("--teacher", choices=["same", "noise"], default="same",
+                   help="generated targets: a random teacher of the same architecture (default) or pure noise")
+    g.add_argument("--noise", type=float, default=0.0, help="Gaussian noise added to the teacher's targets")
+    p.add_argument("--runs", type=nonnegative_int, default=20,
+                   help="training runs per optimizer (default 20; 0: none)")
+    p.add_argument("--plot", metavar="FILE", help="write a picture of where the training runs end (PNG)")
+    p.add_argument("--locus-seconds", type=seconds_or_zero, default=60.0, metavar="S",
+                   help="time limit of each step of the weight-space critical points on the parametrization's critical "
+                        "locus (one layer; default 60; 0 skips them)")
+    p.add_argument("--count-seconds", type=positive_seconds, default=120.0, metavar="S",
+                   help="time limit of each exact count (F4) of one layer; past it, monodromy with the trace test "
+                        "counts, certified or a lower bound (default 120)")
+    p.add_argument("--workers", type=positive_int, default=None,
+                   help="local processes that track the homotopy paths (default: cores; the same points whatever "
+                        "their number)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the data, the generic form and the runs")
+    p.add_argument("--force", action="store_true",
+                   help="run even when the problem looks too large for the exact path (deep networks, large layers)")
+    p.add_argument("--timeout", type=positive_seconds, default=300.0,
+                   help="seconds for the whole run (default 300: the exact counts of d' >= 2 layers take longer)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=cmd_loss)
+
+    p = add_command(sub, "robust", "the exact distance from an input to a linear readout's decision boundary",
+             "robust --dims 2,1 --ranks 2 --tokens 2",
+             "robust --dims 2,2 --ranks 2 --tokens 2 --weights clf.npz --input x0.npy --json",
+             "robust --dims 2,1 --ranks 2 --tokens 2 --plot attack.png --discriminant chambers.png")
+    add_architecture(p)
+    p.add_argument("--weights", metavar="FILE",
+                   help=".npz with the readout w (d' x t) and Q, K, V (one layer) or Q1, K1, V1, ... per layer "
+                        "(default: random, one decimal, from --seed)")
+    p.add_argument("--input", metavar="FILE", help="X0 (d x t): an .npy array or an .npz with X0 (default: random)")
+    p.add_argument("--method", choices=["auto", "exact", "monodromy"], default="auto",
+                   help="ED degree by F4 over two primes (exact), by monodromy with the trace test, or exact with "
+                        "monodromy where it times out (auto, the default)")
+    p.add_argument("--runs", type=nonnegative_int, default=20, help="gradient-attack starts (default 20; 0: none)")
+    p.add_argument("--plot", metavar="FILE", help="write a picture of the attack's radii against the certified one")
+    p.add_argument("--discriminant", metavar="FILE",
+                   help="write the ED discriminant on a random 2-dimensional slice of inputs through X0 (PNG)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the weights, X0, the random choices and the attack")
+    p.add_argument("--timeout", type=positive_seconds, default=300.0, help="seconds per Macaulay2 call (default 300)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=cmd_robust)
+
+    p = add_command(sub, "ed", "the Euclidean distance degree of any variety given by equations, and the critical "
+                    "points of the distance from a point",
+                    "ed 'x^2 + y^2 - 1'", "ed 'x^2 + y^2 - 1' --form generic",
+                    "ed 'a*d - b*c' --variables a,b,c,d --method monodromy --at 1,2,3,4 --json")
+    p.add_argument("equations", nargs="+", metavar="EQUATION", help="polynomial equations of the variety (x^2 or x**2)")
+    p.add_argument("--variables", metavar="X,Y,...", help="the variables in order (default: those of the equations, "
+                   "sorted by name)")
+    p.add_argument("--form", choices=["unit", "generic"], default="unit",
+                   help="the distance: unit (Euclidean, default) or generic (a random positive definite form)")
+    p.add_argument("--method", choices=["exact", "monodromy"], default="exact",
+                   help="exact: Groebner bases over two primes (any variety); monodromy: loops and the trace test "
+                        "(a cone given by one homogeneous equation)")
+    p.add_argument("--at", metavar="U1,U2,...", help="a data point: list its critical points (rationals as a/b)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random choices (default 0)")
+    p.add_argument("--timeout", type=positive_seconds, default=None, help="seconds for the whole run")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=cmd_ed)

@@ -1,0 +1,55 @@
+"""Whether a problem is within the exact path's reach; refusals name the way out (the numeric path, the
+degree-by-degree engine with its measured reach, or force with a time limit)."""
+
+from __future__ import annotations
+
+from m2bridge.errors import ProblemTooLarge
+from m2bridge.exact.problem import (
+    MAX_COORDINATES,
+    MAX_NETWORK_COEFFICIENTS,
+    MAX_WEIGHTS,
+    exact_size,
+    parametrization,
+)
+from m2bridge.network import AttentionNetwork
+
+
+def check_feasible(arch: AttentionNetwork, what: str = "implicitization", force: bool = False) -> None:
+    """Refuse problems beyond the exact path, naming the numeric alternative."""
+    if arch.softmax:
+        raise ProblemTooLarge("softmax attention is not polynomial, so it has no exact (Macaulay2) path: "
+                              "use the numeric path (m2bridge dim --softmax --method numeric)")
+    if force:
+        return
+    alt = ("use the numeric path (m2bridge dim ... --method numeric), or pass --force / force=True "
+           "to try anyway with a --timeout")
+    if not arch.attention_only:
+        from m2bridge.exact.jacobian_qq import coefficient_estimate
+
+        if coefficient_estimate(arch) > MAX_NETWORK_COEFFICIENTS:
+            raise ProblemTooLarge(f"{what} of {arch.label()} is beyond the exact path (outputs of degree "
+                                  f"{arch.degree} in {arch.dims[0] * arch.tokens} variables): {alt}")
+        param = parametrization(arch)
+        coords, weights = param.ambient_dimension, len(param.weights)
+        if coords > MAX_COORDINATES or weights > MAX_WEIGHTS:
+            raise ProblemTooLarge(f"{what} for {arch.label()} by elimination is too large for the exact path: "
+                                  f"{coords} reduced coordinates and {weights} weights (limits {MAX_COORDINATES} "
+                                  f"and {MAX_WEIGHTS}); the exact dimension (m2bridge dim --method exact) and "
+                                  f"implicit --max-degree K reach further; or {alt}")
+        return
+    if arch.layers > 1:
+        raise ProblemTooLarge(f"{what} of deep networks ({arch.layers} layers) is beyond the exact path "
+                              f"(the parametrization alone has degree {3 ** arch.layers} in the inputs): {alt}")
+    coords, weights = exact_size(arch)
+    if coords > MAX_COORDINATES or weights > MAX_WEIGHTS:
+        reach = ""
+        if what == "implicitization":
+            from m2bridge.exact.reach import engine_reach
+
+            reach = (f"; the degree-by-degree engine gets there in part: {engine_reach(arch)}: "
+                     f"m2bridge implicit ... --max-degree K (the ideal through degree K, with the closure's "
+                     f"certified dimension and degree)")
+        raise ProblemTooLarge(
+            f"{what} for {arch.label()} by elimination is too large for the exact path: about {coords} reduced "
+            f"coordinates and {weights} weights (limits {MAX_COORDINATES} and {MAX_WEIGHTS}; (3,2) with 36 "
+            f"coordinates did not finish in 40 minutes){reach}; or {alt}")

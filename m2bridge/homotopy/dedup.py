@@ -1,0 +1,55 @@
+"""Distinct and nonsingular solutions: new points among candidates, ends that came together, and the condition test."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+
+def new_points(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6) -> np.ndarray:
+    """The candidates not within ``tol`` (relative: times max(1, |c|_inf)) of a known point or of an earlier kept
+    candidate, in the max norm of the complex entries (:func:`neighbours`: tens of thousands of points take
+    seconds, not minutes). Rows with an entry that is not finite are no points: dropped."""
+    m = candidates.shape[1]
+    candidates = candidates[np.isfinite(candidates).all(axis=1)]
+    if not len(candidates):
+        return candidates.reshape(0, m)
+    radius = tol * np.maximum(1.0, np.abs(candidates).max(axis=1))
+    keep = np.ones(len(candidates), dtype=bool)
+    if known.size:
+        keep &= np.array([not len(js) for js in neighbours(known, candidates, radius)])
+    for i, js in enumerate(neighbours(candidates, candidates, radius)):
+        if keep[i] and keep[js[js < i]].any():
+            keep[i] = False
+    return candidates[keep]
+
+
+def neighbours(ref: np.ndarray, points: np.ndarray, radius: np.ndarray) -> list[np.ndarray]:
+    """For each point, the indices of the rows of ``ref`` within its ``radius`` in the max norm of the complex
+    entries: looked up in a k-d tree on the real and imaginary parts (a ball in their max norm contains the complex
+    one), then checked."""
+    tree = cKDTree(np.hstack([ref.real, ref.imag]))
+    near = tree.query_ball_point(np.hstack([points.real, points.imag]), r=radius, p=np.inf)
+    out = []
+    for js, p, r in zip(near, points, radius):
+        js = np.asarray(js, dtype=np.int64)
+        out.append(js[np.abs(ref[js] - p).max(axis=1) <= r] if len(js) else js)
+    return out
+
+
+def nonsingular(system: Any, X: np.ndarray, u: np.ndarray, condition: float = 1e10) -> np.ndarray:
+    """Which solutions X of ``system`` at the target ``u`` have a Jacobian of condition below ``condition``."""
+    u = np.asarray(u, dtype=complex)
+    return np.linalg.cond(system.jacobian(X, np.broadcast_to(u, (len(X), len(u))))) < condition
+
+
+def ending_together(ends: np.ndarray, mask: np.ndarray, tol: float = 1e-6) -> np.ndarray:
+    """The indices (among ``mask``) of the ends within ``tol`` (relative, as :func:`new_points`) of another."""
+    idx = np.nonzero(mask)[0]
+    if len(idx) < 2:
+        return idx[:0]
+    Z = ends[idx]
+    near = neighbours(Z, Z, tol * np.maximum(1.0, np.abs(Z).max(axis=1)))
+    return idx[np.array([len(js) > 1 for js in near])]

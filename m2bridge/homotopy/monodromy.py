@@ -1,0 +1,122 @@
+"""Monodromy: the solutions at one parameter point found from a seed by loops that are kept and reused."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Callable
+
+import numpy as np
+
+from m2bridge.homotopy import tracker
+from m2bridge.homotopy.dedup import new_points
+
+
+@dataclass
+class MonodromyResult:
+    points: np.ndarray  # (count, unknowns) solutions at u0
+    u0: np.ndarray
+    loops: int
+    paths: int
+
+
+@dataclass
+class MonodromyOptions:
+    """How :func:`monodromy` searches (see there for the strategy)."""
+
+    target: int | None = None  # stop at this many solutions (the exact count, when known)
+    stall: int = 10  # fresh loops in a row that find nothing before it stops
+    max_loops: int = 200  # the most loops drawn (and 20 times as many rounds: a guard)
+    seconds: float | None = None  # no new round after them; a round past them is dropped, its points kept
+    on_loop: Callable[[int], None] | None = None  # gets the number of solutions after each round
+    orbit: Callable[[np.ndarray], np.ndarray] | None = None  # solutions -> their images under a symmetry, stacked
+    patient: bool = False  # every path gets the large step budget
+    reuse: bool = True  # keep the loops and reuse them (False: a fresh loop every round, the former strategy)
+    width: int = 3  # loops drawn at the start
+    reach: float = 3.0  # the loops' distance from u0, in units of the size of u0
+
+
+def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
+              options: MonodromyOptions | None = None, **changes: Any) -> MonodromyResult:
+    """Monodromy loops u0 -> u1 -> u2 -> u0 through random complex parameters u1, u2 (at ``reach`` times the size of
+    u0 from it) from the given solutions; ``options`` (:class:`MonodromyOptions`), with ``changes`` to its fields.
+
+    The loops are kept (``reuse``): each round pushes through every kept loop only the solutions not yet pushed
+    through it (all such pairs in one batch per leg), so a solution is tracked once per loop, and the points spread
+    as a breadth-first search over ``width`` loops drawn at the start. When every kept loop has seen every point, the pairs whose paths failed are tracked
+    again with the large step budget, and then a fresh loop is drawn and all the points pushed through it; ``stall``
+    counts the fresh loops that find nothing. With ``reuse=False`` every round is a fresh loop through all the
+    points (the former strategy, kept for comparison). ``max_loops``: the most loops drawn (and 20 times as many
+    rounds: a guard). Larger loops move more points: a loop of the size of u0 leaves some points fixed, and the last
+    points are found by the rare loops that move them (``reach``; bench/monodromy.py compares the strategies).
+
+    No new round starts after ``seconds``, and a round whose leg ends past them is dropped (its points kept);
+    ``on_loop`` gets the number of solutions after each round. ``orbit``: the images of solutions under a symmetry of
+    the system (points -> their images, stacked), added with every new solution. ``patient``: every path gets the
+    large step budget (the slow paths to the last points), as do fresh loops after two that found nothing."""
+    opts = replace(options or MonodromyOptions(), **changes)
+    target, stall, max_loops, seconds, on_loop = opts.target, opts.stall, opts.max_loops, opts.seconds, opts.on_loop
+    orbit, patient, reuse, width, reach = opts.orbit, opts.patient, opts.reuse, opts.width, opts.reach
+
+    def closed(X: np.ndarray) -> np.ndarray:
+        return X if orbit is None or not len(X) else np.vstack([X, orbit(X)])
+
+    sols = new_points(np.zeros((0, system.unknowns)), closed(seed_points))
+    scale = reach * max(1.0, float(np.abs(u0).max()))
+
+    def draw() -> list:
+        """A random loop through u1 and u2, and how many of the points have been pushed through it."""
+        u1, u2 = (u0 + scale * (rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n)) for _ in "12")
+        return [u1, u2, 0]
+
+    kept = [draw() for _ in range(min(width, max_loops) if reuse else 0)]
+    failed: list[tuple[np.ndarray, int]] = []  # (points, loop) whose paths failed with the small budget
+    rounds = paths = quiet = 0
+    stop = None if seconds is None else time.monotonic() + seconds
+    while (len(sols) and (target is None or len(sols) < target) and quiet < stall and rounds < 20 * max_loops
+           and (stop is None or time.monotonic() < stop)):
+        pairs = [(np.arange(loop[2], len(sols)), j) for j, loop in enumerate(kept) if reuse and loop[2] < len(sols)]
+        budget = 20000 if patient else 2000
+        fresh_loop = False
+        if not pairs and failed:  # every loop has seen every point: the slow paths again, with time to arrive
+            pairs, failed, budget = failed, [], 20000
+        elif not pairs:
+            if len(kept) >= max_loops:
+                break
+            fresh_loop = True
+            kept.append(draw())
+            pairs = [(np.arange(len(sols)), len(kept) - 1)]
+            budget = 20000 if patient or quiet >= 2 else 2000
+        rounds += 1
+        for _, j in pairs:
+            kept[j][2] = len(sols)
+        idx = np.concatenate([p for p, _ in pairs])
+        loop = np.concatenate([np.full(len(p), j) for p, j in pairs])
+        legs = np.array([k[:2] for k in kept])  # (loops, 2, n): u1 and u2 of each
+        U1, U2 = legs[loop, 0], legs[loop, 1]
+        X, ok = tracker.track(system, sols[idx], u0, U1, max_steps=budget)
+        paths += len(idx)
+        if stop is not None and time.monotonic() > stop:  # out of time: the round is dropped, the points kept
+            break
+        X, ok2 = tracker.track(system, X[ok], U1[ok], U2[ok], max_steps=budget)
+        paths += int(ok.sum())
+        if stop is not None and time.monotonic() > stop:
+            break
+        X, ok3 = tracker.track(system, X[ok2], U2[ok][ok2], u0, max_steps=budget)
+        paths += int(ok2.sum())
+        arrived = np.zeros(len(idx), dtype=bool)
+        arrived[np.nonzero(ok)[0][np.nonzero(ok2)[0][ok3]]] = True
+        if reuse and budget < 20000:
+            lost = ~arrived
+            failed += [(idx[lost & (loop == j)], j) for j in np.unique(loop[lost])]
+        fresh = new_points(sols, X[ok3])
+        if orbit is not None and len(fresh):  # their partners too (sols stays closed under the symmetry)
+            fresh = new_points(sols, closed(fresh))
+        if len(fresh):
+            sols = np.vstack([sols, fresh])
+            quiet = 0
+        elif fresh_loop:
+            quiet += 1
+        if on_loop is not None:
+            on_loop(len(sols))
+    return MonodromyResult(sols, u0, len(kept), paths)

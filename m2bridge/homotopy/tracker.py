@@ -1,0 +1,175 @@
+"""The path tracker: all paths at once along straight segments between complex parameter points, an RK4 predictor
+and a Newton corrector with a step size per path; batches of paths split over local worker processes."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Iterator, Protocol, runtime_checkable
+
+import numpy as np
+
+from m2bridge.homotopy.dedup import new_points
+from m2bridge.parallel import ignore_sigint, local_pool
+
+
+@runtime_checkable
+class System(Protocol):
+    """What the tracker, monodromy and the trace test need of a parametrized polynomial system F(x; u) = 0: ``n``
+    parameters u, ``unknowns`` x, and at batches of points (rows of X with their parameters U) the residual F, the
+    Jacobian dF/dx and the velocity dx along a parameter step du (the solution of J dx = -dF/du du). A system may also
+    have ``residual_and_jacobian(X, U)``, one evaluation for both, which Newton's method then uses."""
+
+    n: int
+    unknowns: int
+
+    def residual(self, X: np.ndarray, U: np.ndarray) -> np.ndarray: ...
+
+    def jacobian(self, X: np.ndarray, U: np.ndarray) -> np.ndarray: ...
+
+    def velocity(self, X: np.ndarray, du: np.ndarray, U: np.ndarray) -> np.ndarray: ...
+
+def solve_many(J: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """J^-1 R for a batch of square J and matrices R (a pseudo-inverse where some J is singular)."""
+    try:
+        return np.linalg.solve(J, R)
+    except np.linalg.LinAlgError:
+        return np.matmul(np.linalg.pinv(J), R)
+
+
+def solve_linear(J: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """J^-1 rhs for a batch of square J and vectors rhs."""
+    return solve_many(J, rhs[..., None])[..., 0]
+
+
+def newton(system: System, X: np.ndarray, U: np.ndarray, steps: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """Newton's method at fixed parameters; returns the points and the size of the last correction."""
+    corr = np.full(X.shape[0], np.inf)
+    both = getattr(system, "residual_and_jacobian", None)  # one evaluation for both where the system has it
+    for _ in range(steps):
+        F, J = both(X, U) if both else (system.residual(X, U), system.jacobian(X, U))
+        dx = solve_linear(J, -F)
+        X = X + dx
+        corr = np.abs(dx).max(axis=1)
+    return X, corr
+
+
+_POOL: list[Any] = []  # the worker processes of the innermost :func:`tracking_workers`, if any
+
+
+_PER_WORKER = 64  # the fewest paths a worker is given
+
+
+@contextmanager
+def tracking_workers(workers: int | None) -> Iterator[None]:
+    """Within it, :func:`track` splits batches of paths over ``workers`` local processes (None or 1: none). Each path
+    is tracked on its own (step sizes per path), so the points are the same whatever the workers. Left by an
+    exception (a time limit, Ctrl-C), the workers are stopped at once."""
+    if not workers or workers < 2:
+        yield
+        return
+    pool = local_pool(workers, initializer=_tracking_worker)
+    _POOL.append((pool, workers))
+    finished = False
+    try:
+        yield
+        finished = True
+    finally:
+        _POOL.remove((pool, workers))
+        if not finished:
+            for process in list(getattr(pool, "_processes", {}).values()):  # no running chunk is waited for
+                process.terminate()
+        pool.shutdown(wait=finished, cancel_futures=True)
+
+
+def _tracking_worker() -> None:
+    """A worker leaves Ctrl-C to the main process and runs its linear algebra on one thread (BLAS threads of every
+    worker on the same cores made two workers slower than one process)."""
+    from threadpoolctl import threadpool_limits
+
+    ignore_sigint()
+    threadpool_limits(1)
+
+
+def track(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
+          min_step: float = 1e-12, max_steps: int = 2000, max_step: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
+    """Track the solutions X0 at u = ua to u = ub along straight segments (ua, ub: one point, or one per
+    row of X0); returns (points, ok flags). A path that needs more than ``max_steps`` steps (near a singular
+    point, where it creeps with tiny steps) is stopped as failed: the others no longer wait for it. ``max_step``:
+    the largest step, as a fraction of the segment (smaller: less room for a path to jump to another). Inside
+    :func:`tracking_workers`, large batches are split over its processes."""
+    if _POOL and len(X0) >= 2 * _PER_WORKER:
+        pool, workers = _POOL[-1]
+        chunks = np.array_split(np.arange(len(X0)), min(workers, len(X0) // _PER_WORKER))
+        rows = lambda v, c: v if np.ndim(v) == 1 else np.asarray(v)[c]  # noqa: E731 (one point, or one per row)
+        futures = [pool.submit(_track, system, X0[c], rows(ua, c), rows(ub, c), min_step, max_steps, max_step)
+                   for c in chunks]
+        parts = [f.result() for f in futures]
+        return np.vstack([X for X, _ in parts]), np.concatenate([ok for _, ok in parts])
+    return _track(system, X0, ua, ub, min_step, max_steps, max_step)
+
+
+def _track(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, min_step: float,
+           max_steps: int, max_step: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`track` in this process."""
+    m = X0.shape[0]
+    ua = np.broadcast_to(np.asarray(ua, dtype=complex), (m, system.n))
+    du = np.broadcast_to(np.asarray(ub, dtype=complex), (m, system.n)) - ua
+    X = np.array(X0, dtype=complex)
+    t = np.zeros(m)
+    h = np.full(m, min(0.05, max_step))
+    ok = np.ones(m, dtype=bool)
+    active = np.ones(m, dtype=bool)
+    steps = np.zeros(m, dtype=np.int64)
+    bound = 1e8 * np.maximum(1.0, np.abs(X).max(axis=1))  # a path past this diverges: stop it as failed
+    for _ in range(max(50000, max_steps + 1)):
+        idx = np.nonzero(active)[0]
+        if idx.size == 0:
+            break
+        steps[idx] += 1
+        x, tt, hh, d = X[idx], t[idx], np.minimum(h[idx], 1 - t[idx]), du[idx]
+        u_t = ua[idx] + tt[:, None] * d
+        u_mid, u_end = u_t + hh[:, None] / 2 * d, u_t + hh[:, None] * d
+        k1 = system.velocity(x, d, u_t)
+        k2 = system.velocity(x + hh[:, None] / 2 * k1, d, u_mid)
+        k3 = system.velocity(x + hh[:, None] / 2 * k2, d, u_mid)
+        k4 = system.velocity(x + hh[:, None] * k3, d, u_end)
+        pred = x + hh[:, None] / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        corr_x, corr = newton(system, pred, u_end, steps=2)
+        scale = np.maximum(1.0, np.abs(corr_x).max(axis=1))
+        good = (corr < 1e-8 * scale) & np.isfinite(corr)
+        acc = idx[good]
+        X[acc] = corr_x[good]
+        t[acc] = tt[good] + hh[good]
+        h[acc] = np.minimum(h[acc] * 1.6, max_step)
+        rej = idx[~good]
+        h[rej] = h[rej] / 2
+        done = acc[t[acc] >= 1 - 1e-14]
+        active[done] = False
+        failed = np.concatenate([rej[h[rej] < min_step], acc[np.abs(X[acc]).max(axis=1) > bound[acc]],
+                                 idx[steps[idx] > max_steps]])
+        active[failed] = False
+        ok[failed] = False
+    ok &= ~active
+    X, corr = newton(system, X, ua + du, steps=2)
+    ok &= np.isfinite(corr) & (corr < 1e-6 * np.maximum(1.0, np.abs(X).max(axis=1)))  # Krawczyk decides later
+    return X, ok
+
+
+def track_all(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
+              rng: np.random.Generator, max_steps: int = 2000) -> np.ndarray:
+    """The distinct end points of the solutions X0 tracked from ua to ub; paths that fail on the straight
+    segment are tracked again through a random complex midpoint (up to six times)."""
+    X, ok = track(system, X0, ua, ub, max_steps=max_steps)
+    done = [X[ok]]
+    left = X0[~ok]
+    scale = max(1.0, float(np.abs(np.asarray(ub)).max()))
+    for _ in range(6):
+        if not len(left):
+            break
+        mid = (np.asarray(ua) + np.asarray(ub)) / 2 + 0.5j * scale * rng.standard_normal(system.n)
+        Y, ok1 = track(system, left, ua, mid, max_steps=max_steps)
+        Y, ok2 = track(system, Y, mid, ub, max_steps=max_steps)
+        good = ok1 & ok2
+        done.append(Y[good])
+        left = left[~good]
+    return new_points(np.zeros((0, system.unknowns)), np.vstack(done))

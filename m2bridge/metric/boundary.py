@@ -1,0 +1,164 @@
+"""The geometry of a decision boundary: its singular locus, whether a ball is free of singular points, a generic
+cone's ED degree for comparison, and why a boundary's count can fall below it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import sympy
+
+from m2bridge.bridge.session import Macaulay2
+from m2bridge.errors import M2Timeout
+from m2bridge.exact.counts import Count, hypersurface_count
+from m2bridge.results import Status
+from m2bridge.fields import SMALL_PRIME
+from m2bridge.metric.classifier import (
+    Classifier,
+    boundary_polynomial,
+    random_classifier,
+)
+from m2bridge.network import AttentionNetwork
+
+
+def generic_cone_ed_degree(degree: int, n: int) -> int:
+    """ED degree of the affine cone over a general degree-e hypersurface of P^(n-1): the sum of its polar
+    degrees e (e-1)^i, i = 0..n-2 (Draisma, Horobet, Ottaviani, Sturmfels, Thomas 2016, section 5)."""
+    return sum(degree * (degree - 1) ** i for i in range(n - 1))
+
+
+def random_cone(degree: int, n: int, rng: np.random.Generator) -> sympy.Expr:
+    """A random homogeneous polynomial of the given degree in y_1..y_n (integer coefficients in [-9, 9])."""
+    ys = sympy.symbols(f"y_1:{n + 1}")
+    monos = sympy.itermonomials(ys, degree, degree)
+    return sum(int(rng.integers(-9, 10)) * m for m in sorted(monos, key=str))
+
+
+def singular_locus_of(g: sympy.Expr, ys: list, arch: AttentionNetwork, clf: Classifier, m2: Macaulay2,
+                    timeout: float | None) -> dict[str, Any]:
+    """Dimension and degree of V(g, grad g) (over ZZ/32003, fields.SMALL_PRIME: equal to QQ's for all but finitely many primes), and
+    which of the linear spaces the weights name lie in it."""
+    from m2bridge.bridge.serialize import to_m2
+
+    n = len(ys)
+    m2.eval(f"Rs = ZZ/{SMALL_PRIME}[y_1..y_{n}];\ngs = {to_m2(g)};\nSg = ideal(gs) + ideal jacobian ideal gs;\n", timeout=timeout)
+    dim, deg = m2.to_python("{dim Sg, degree Sg}", timeout=timeout)
+    out: dict[str, Any] = {"dimension": int(dim), "degree": int(deg), "contains": [],
+                           "method": "Groebner basis of (g, grad g) over ZZ/{SMALL_PRIME}"}
+    if arch.layers == 1 and arch.plain:
+        d, t = arch.dims[0], arch.tokens
+        X = sympy.Matrix(d, t, ys)
+        w = clf.weights[0]
+        mat = lambda a: sympy.Matrix(a.shape[0], a.shape[1], [sympy.Rational(str(v)) for v in a.flat])  # noqa: E731
+        Q, K, V = mat(w["Q"][0]), mat(w["K"][0]), mat(w["V"][0])
+        candidates = {"{X : Q X = 0, K X = 0} (where X^T A X vanishes to second order)": list(Q * X) + list(K * X),
+                      "{X : V X = 0, X^T A X = 0}": list(V * X) + list(X.T * Q.T * K * X)}
+        for name, eqs in candidates.items():
+            code = f"Lc = ideal({', '.join(to_m2(sympy.expand(e)) for e in eqs)});"
+            inside = m2.to_python(f"{code} isSubset(Sg, Lc)", timeout=timeout)
+            if inside:
+                out["contains"].append(name)
+    return out
+
+
+def singular_free_ball(g: sympy.Expr, ys: list, u: np.ndarray, r: float, budget: int = 3000) -> bool:
+    """Whether no singular point of g = 0 lies within distance r of u, proved by interval arithmetic
+    (mpmath.iv): the box of half-width r around u (which holds the ball) is split in halves until on each
+    piece some partial derivative of g has no zero or the piece misses the ball; False when ``budget``
+    pieces do not suffice."""
+    from mpmath import iv
+
+    grads = [[(m, iv.mpf(sympy.Rational(c).p) / iv.mpf(sympy.Rational(c).q))
+              for m, c in sympy.Poly(sympy.diff(g, y), *ys).terms()] for y in ys]
+
+    def excluded(lo: np.ndarray, hi: np.ndarray) -> bool:
+        nearest = np.clip(u, lo, hi)
+        if np.linalg.norm(nearest - u) > r:
+            return True
+        box = [iv.mpf([float(a), float(b)]) for a, b in zip(lo, hi)]
+        for poly in grads:
+            total = iv.mpf(0)
+            for mono, c in poly:
+                term = c
+                for xi, e in zip(box, mono):
+                    if e:
+                        term = term * xi ** e
+                total += term
+            if total.a > 0 or total.b < 0:
+                return True
+        return False
+
+    stack = [(u - r, u + r)]
+    seen = 0
+    while stack:
+        lo, hi = stack.pop()
+        seen += 1
+        if seen > budget:
+            return False
+        if excluded(lo, hi):
+            continue
+        k = int(np.argmax(hi - lo))
+        mid = (lo[k] + hi[k]) / 2
+        hi1, lo2 = hi.copy(), lo.copy()
+        hi1[k], lo2[k] = mid, mid
+        stack += [(lo, hi1), (lo2, hi)]
+    return True
+
+
+def degeneracy(arch: AttentionNetwork, clf: Classifier, ed: Count, identity: list, m2: Macaulay2,
+                timeout: float | None, seed: int) -> list[str]:
+    """Compare the ED degree with that of two other random classifiers of the architecture (the generic value: the
+    count can only drop on a closed set of weights, so the largest of random draws is it with probability one),
+    and name what is special about these weights when it drops."""
+    values = []
+    for k in (1, 2):
+        other = random_classifier(arch, seed + 1000 * k)
+        g2, ys = boundary_polynomial(arch, other)
+        g2 = sympy.expand(sympy.Mul(*[f for f, _ in sympy.factor_list(g2, *ys)[1]]))
+        values.append(hypersurface_count(g2, len(ys), identity, None, m2, timeout=timeout, seed=seed).value or 0)
+    top = max(values)
+    if ed.value >= top:
+        return [f"the ED degree {ed.value} is the value for generic weights of this architecture (two other random "
+                f"classifiers give {values[0]} and {values[1]})"]
+    special = []
+    for index, (w, layer) in enumerate(zip(clf.weights, arch.layer_specs), start=1):
+        if "Q" not in w:
+            continue
+        full_a = min(layer.rank, layer.d_in)
+        for h in range(w["Q"].shape[0]):
+            mats = [("A = Q^T K", np.dot(w["Q"][h].T, w["K"][h]), full_a)]
+            if "V" in w:
+                mats.append(("V", w["V"][h], min(w["V"][h].shape)))
+            for name, m, full in mats:
+                r = sympy.Matrix(m.tolist()).rank()
+                if r < full:
+                    special.append(f"layer {index}, head {h + 1}: {name} has rank {r} < {full}")
+    wr = sympy.Matrix(clf.readout.tolist())
+    if any(v == 0 for v in clf.readout.flat):
+        special.append("the readout w has zero entries")
+    if min(wr.shape) > 1 and wr.rank() < min(wr.shape):
+        special.append(f"the readout w has rank {wr.rank()}")
+    why = "; ".join(special) if special else "no rank drop of A, V or w found: another special position of the weights"
+    return [f"ED degree drop: {ed.value} for these weights against {top} for generic weights of this architecture "
+            f"(random classifiers give {values[0]} and {values[1]}); these weights are special: {why}"]
+
+
+def generic_count(degree: int, n: int, m2: Macaulay2, rng: np.random.Generator, timeout: float | None,
+                   seed: int) -> Count:
+    """The ED degree of a random cone of the same degree in n variables, computed (F4, two primes) when n <= 8,
+    beside the closed formula."""
+    formula = generic_cone_ed_degree(degree, n)
+    if n > 8:
+        return Count(formula, f"closed formula sum_i e (e-1)^i for the cone over a general degree-{degree} "
+                     "hypersurface (not computed here: more than 8 variables)", "formula", {}, 0.0,
+                     status=Status.PROVED)
+    identity = [[int(i == j) for j in range(n)] for i in range(n)]
+    try:
+        c = hypersurface_count(random_cone(degree, n, rng), n, identity, None, m2, timeout=timeout, seed=seed)
+    except M2Timeout:
+        return Count(formula, f"closed formula sum_i e (e-1)^i for the cone over a general degree-{degree} "
+                     f"hypersurface (the computation for a random cone ran past {timeout:g} s)", "formula", {}, 0.0,
+                     status=Status.PROVED)
+    agree = "equals" if c.value == formula else "DIFFERS FROM"
+    c.method = f"a random cone of degree {degree}, {c.method}; {agree} the closed formula {formula}"
+    return c

@@ -1,0 +1,644 @@
+-- AttentionGeometry: the documentation nodes (doc).
+-- Loaded by ../AttentionGeometry.m2 after beginDocumentation(), with AuxiliaryFiles => true.
+
+doc ///
+Key
+  AttentionGeometry
+Headline
+  implicit equations, singularities and fibers of lightning self-attention
+Description
+  Text
+    The neuromanifold of a lightning self-attention network is the image of a
+    polynomial map from weights to the coefficients of the network's output.
+    Given that map as a @TO RingMap@ F from the coordinate ring R to the weight
+    ring S, this package computes the Zariski closure of the image
+    (@TO implicitEquations@), its singular locus (@TO singularComponents@),
+    the critical points of the parametrization (@TO criticalComponents@) and
+    the fiber of a weight point (@TO fiberComponents@).  The Python package
+    m2bridge builds F from an architecture and drives these functions.
+  Example
+    S = QQ[a_1, a_2, a_3, a_4, v_1, v_2];
+    R = QQ[y_1..y_6];
+    -- one layer, d = 2, d' = 1: the pair of binary quadrics (l_1 m, l_2 m)
+    F = map(S, R, {a_1*v_1, a_1*v_2 + a_2*v_1, a_2*v_2, a_3*v_1, a_3*v_2 + a_4*v_1, a_4*v_2});
+    I = implicitEquations F
+    imageInfo I
+///
+
+doc ///
+Key
+  segreImplicitEquations
+  (segreImplicitEquations, Matrix, ZZ, Ring)
+  (segreImplicitEquations, Matrix, ZZ)
+  [segreImplicitEquations, MaxRank]
+  MaxRank
+Headline
+  the closure of a linear projection of the rank-one (or rank <= r) matrices
+Usage
+  I = segreImplicitEquations(T, c, R)
+  I = segreImplicitEquations(T, c)
+Inputs
+  T:Matrix
+    of linear forms over a ring whose first c variables are eliminated (MonomialOrder => Eliminate c)
+  c:ZZ
+  R:Ring
+    whose variables carry the names of the remaining variables (without it: a new standard graded ring)
+  MaxRank => ZZ
+    r: project the matrices of rank at most r (default 1), as for a layer with r heads
+Outputs
+  I:Ideal
+    the ideal in R of the closure of the image of the rank-one (rank <= r) matrices
+Description
+  Text
+    In the attention-matrix form, each coordinate of one layer's neuromanifold is a linear form in
+    the entries of T = vec(A) vec(V)^T; eliminating a complement of those coordinates from the 2x2
+    minors of T gives the same ideal as @TO implicitEquations@, often faster.  A layer with H heads
+    writes each coordinate as the same linear form in T = sum_h vec(A_h) vec(V_h)^T, a matrix of rank
+    at most H: MaxRank => H eliminates from the (H+1)-minors instead.
+  Example
+    ST = QQ[w_1, w_2, y_1..y_6, MonomialOrder => Eliminate 2];
+    Tm = matrix {{y_1, (y_2 + w_1)/2}, {(y_2 - w_1)/2, y_3}, {y_4, (y_5 + w_2)/2}, {(y_5 - w_2)/2, y_6}};
+    segreImplicitEquations(Tm, 2, QQ[y_1..y_6])
+///
+
+doc ///
+Key
+  implicitEquations
+  (implicitEquations, RingMap)
+Headline
+  the ideal of the Zariski closure of the image of a ring map
+Usage
+  I = implicitEquations F
+Inputs
+  F:RingMap
+    from the coordinate ring to the weight ring
+Outputs
+  I:Ideal
+    the kernel of F, trimmed to a minimal generating set
+///
+
+doc ///
+Key
+  imageInfo
+  (imageInfo, Ideal)
+Headline
+  dimension, degree, Hilbert series and generator degrees of an image
+Usage
+  imageInfo I
+Inputs
+  I:Ideal
+Outputs
+  :List
+    affine dimension, degree, reduced Hilbert series (as a string) and the degrees of the
+    generators, all in the standard grading
+///
+
+doc ///
+Key
+  standardGraded
+  (standardGraded, Ideal)
+Headline
+  the same ideal in a ring whose variables all have degree 1
+Usage
+  standardGraded I
+Inputs
+  I:Ideal
+Outputs
+  :Ideal
+///
+
+doc ///
+Key
+  componentInfo
+  (componentInfo, Ideal)
+Headline
+  dimension, degree and generators of a component
+Usage
+  componentInfo P
+Inputs
+  P:Ideal
+Outputs
+  :List
+    {dimension, degree, generators}
+///
+
+doc ///
+Key
+  singularComponents
+  (singularComponents, Ideal)
+Headline
+  the irreducible components of the singular locus of a prime ideal's variety
+Usage
+  singularComponents I
+Inputs
+  I:Ideal
+    prime
+Outputs
+  :List
+    of prime ideals, the minimal primes of I plus the codim-size minors of its Jacobian
+///
+
+doc ///
+Key
+  criticalComponents
+  (criticalComponents, RingMap)
+  [criticalComponents, GenericRank]
+Headline
+  where the Jacobian of a parametrization drops rank
+Usage
+  criticalComponents F
+Inputs
+  F:RingMap
+  GenericRank => ZZ
+    the generic rank of the Jacobian (computed when not given)
+Outputs
+  :List
+    of prime ideals in the weight ring
+///
+
+doc ///
+Key
+  fiberComponents
+  (fiberComponents, RingMap, List)
+Headline
+  the weights that give the same point as a given weight point
+Usage
+  fiberComponents(F, point)
+Inputs
+  F:RingMap
+  point:List
+    values of the weight variables
+Outputs
+  :List
+    of prime ideals, the components of the fiber
+///
+
+doc ///
+Key
+  lightningParametrization
+  (lightningParametrization, ZZ, ZZ, ZZ, ZZ)
+  [lightningParametrization, CoefficientRing]
+  [lightningParametrization, Heads]
+  [lightningParametrization, ValueRank]
+  [lightningParametrization, Causal]
+  [lightningParametrization, Residual]
+  Heads
+  ValueRank
+  Causal
+  Residual
+Headline
+  the parametrization of one lightning self-attention layer
+Usage
+  F = lightningParametrization(d, d', a, t)
+Inputs
+  d:ZZ
+    the width of the tokens
+  d':ZZ
+    the output width (rows of V)
+  a:ZZ
+    the rank of the attention matrix (rows of Q and K)
+  t:ZZ
+    the number of tokens
+  CoefficientRing => Ring
+    the field of coefficients, QQ or ZZ/p
+  Heads => ZZ
+    the number of attention heads, whose outputs are summed
+  ValueRank => ZZ
+    the rank b of each value matrix, V = O U (null: V free)
+  Causal => Boolean
+    the causal mask: token j attends to tokens i <= j only
+  Residual => Boolean
+    a skip connection (d = d'); it translates the image, so the coordinates, taken from the
+    attention part, and the closure are those without it
+Outputs
+  F:RingMap
+    from the reduced coordinates y_i to the weights
+Description
+  Text
+    The layer maps tokens X (a d x t matrix) to Y = V X (X^T A X), A = Q^T K.  Every coefficient
+    of every entry of Y, as a polynomial in X, is a polynomial in the weights; their linear span
+    has a basis of some of them, the reduced coordinates y_i, in the order the entries and their
+    monomials come.  For a >= d the weights are the entries of A (a free d x d matrix) and V;
+    for a < d those of Q, K and V.  The closure of the image (the neuromanifold) is the kernel of F.
+    The y_i are graded by their degree in the weights (2 or 3), which keeps the map homogeneous;
+    @TO imageInfo@ reports dimension and degree in the standard grading.
+  Example
+    F = lightningParametrization(2, 1, 2, 2);
+    I = implicitEquations F
+    imageInfo I
+  Text
+    The Python package m2bridge builds the same map with the paper's variants (several heads,
+    value ranks, causal masks, skip connections) and chooses the reduced coordinates its own way.
+///
+
+doc ///
+Key
+  idealThroughDegree
+  (idealThroughDegree, RingMap, ZZ)
+Headline
+  the ideal of the closure of the image degree by degree, by linear algebra
+Usage
+  (hf, gens) = toSequence idealThroughDegree(F, K)
+Inputs
+  F:RingMap
+    from the coordinate ring R to the weights S
+  K:ZZ
+    the largest degree (standard grading of R)
+Outputs
+  :List
+    \{the Hilbert function of R/I in degrees 0..K, the minimal generators of I of degree at most K\}
+Description
+  Text
+    A combination of the degree-k monomials of R lies in the ideal I of the closure exactly when its
+    image under F is zero: the degree-k part of I is the kernel of a matrix of coefficients. The new
+    minimal generators of degree k are kernel vectors outside the degree-k part of the ideal of the
+    lower ones. Nothing says there are no generators above K; see @TO completenessCheck@. m2bridge
+    does the same computation with python-flint, one weight block of the torus grading at a time
+    (m2bridge implicit --max-degree K).
+  Example
+    S = QQ[a_1..a_4, v_1, v_2];
+    R = QQ[y_1..y_6];
+    F = map(S, R, {a_1*v_1, a_1*v_2 + a_2*v_1, a_2*v_2, a_3*v_1, a_3*v_2 + a_4*v_1, a_4*v_2});
+    idealThroughDegree(F, 4)
+///
+
+doc ///
+Key
+  isUnmixed
+  (isUnmixed, Ideal)
+Headline
+  whether every associated prime has the codimension of the ideal
+Usage
+  isUnmixed I
+Inputs
+  I:Ideal
+Outputs
+  :Boolean
+Description
+  Text
+    By Eisenbud-Huneke-Vasconcelos, the associated primes of codimension i of R/I are among those of
+    Ext^i(R/I, R); so I is unmixed when Ext^i(R/I, R) has codimension larger than i for every i above
+    codim I. This needs a free resolution and can be slow.
+  Example
+    R = QQ[x, y, z];
+    isUnmixed ideal(x*y, x*z)
+    isUnmixed ideal(x)
+///
+
+doc ///
+Key
+  projectionDegree
+  (projectionDegree, RingMap, ZZ, List)
+Headline
+  degree of a linear projection of a Segre variety, with the checks that make it birational
+Usage
+  projectionDegree(F, m, point)
+Inputs
+  F:RingMap
+    every image bilinear in the first m variables of the target and in the others
+  m:ZZ
+  point:List
+    a point of the target's affine space (rational numbers)
+Outputs
+  :List
+    \{degree of the Segre variety, dimension of its affine cone, no base points, the fiber of the
+    image of the point is one reduced point\}
+Description
+  Text
+    When the last two are true, the projection is finite (no base points) and birational (fiber length
+    is upper semicontinuous for finite maps, and it is one at the given point), so the closure of the
+    image has the Segre variety's degree and dimension.
+  Example
+    S = QQ[a_1..a_4, v_1, v_2];
+    R = QQ[y_1..y_6];
+    F = map(S, R, {a_1*v_1, a_1*v_2 + a_2*v_1, a_2*v_2, a_3*v_1, a_3*v_2 + a_4*v_1, a_4*v_2});
+    projectionDegree(F, 4, {1, 2, 3, 5, 7, 11})
+///
+
+doc ///
+Key
+  completenessCheck
+  (completenessCheck, Ideal, RingMap, ZZ, ZZ)
+Headline
+  whether an ideal of equations is the whole ideal of the closure of the image
+Usage
+  completenessCheck(J, F, dimension, degree)
+Inputs
+  J:Ideal
+    in the source of F
+  F:RingMap
+  dimension:ZZ
+    the affine dimension of the closure of the image
+  degree:ZZ
+    its degree
+Outputs
+  :List
+    \{J vanishes on the image, dim J, degree J, J is the ideal of the closure\}
+Description
+  Text
+    The closure's ideal P is prime. If J lies in P and has P's dimension and degree, then P is the
+    only associated prime of J of that dimension, with multiplicity one; if J is moreover unmixed
+    (@TO isUnmixed@), J = P. Equal dimension and degree alone are not enough: an embedded component
+    changes neither.
+  Example
+    S = QQ[a_1..a_4, v_1, v_2];
+    R = QQ[y_1..y_6];
+    F = map(S, R, {a_1*v_1, a_1*v_2 + a_2*v_1, a_2*v_2, a_3*v_1, a_3*v_2 + a_4*v_1, a_4*v_2});
+    gs = last idealThroughDegree(F, 4);
+    completenessCheck(ideal gs, F, 5, 4)
+    completenessCheck(ideal(gs_0) * ideal vars R, F, 5, 4)
+///
+
+doc ///
+Key
+  distanceCritical
+  (distanceCritical, Ideal, Matrix, List)
+  RandomMinor
+  [distanceCritical, RandomMinor]
+Headline
+  critical points of a squared distance on the smooth part of a variety
+Usage
+  C = distanceCritical(I, G, u)
+Inputs
+  I:Ideal
+    the ideal of a variety X in the coordinates y
+  G:Matrix
+    a symmetric matrix: the inner product
+  u:List
+    the data point
+  RandomMinor => Boolean
+    saturate by one random maximal minor of the Jacobian (default) instead of all of them
+Outputs
+  C:Ideal
+    the smooth points y of X where G (y - u) is normal to X; for generic u its degree is the Euclidean
+    distance degree of X for G
+Description
+  Text
+    Lagrange multipliers for every generator, eliminated; then the singular locus is saturated away.
+  Example
+    R = QQ[y_1..y_4];
+    C = distanceCritical(minors(2, genericMatrix(R, 2, 2)), id_(QQ^4), {1, 2, 3, 5});
+    degree C
+///
+
+doc ///
+Key
+  weightCritical
+  (weightCritical, RingMap, Matrix, List)
+Headline
+  critical points of a squared distance in weight space, on the chart where the first weight is 1
+Usage
+  C = weightCritical(F, G, u)
+Inputs
+  F:RingMap
+    a parametrization R -> S whose generic fiber is the scaling of the first weight
+  G:Matrix
+  u:List
+Outputs
+  C:Ideal
+    in the weights without the first; its degree equals that of distanceCritical when F is birational
+    onto its image up to that scaling
+Description
+  Example
+    S = QQ[a_1, a_2, b_1, b_2];
+    R = QQ[y_1..y_4];
+    F = map(S, R, {a_1*b_1, a_1*b_2, a_2*b_1, a_2*b_2});
+    degree weightCritical(F, id_(QQ^4), {1, 2, 3, 5})
+///
+
+doc ///
+Key
+  multiplicationMatrices
+  (multiplicationMatrices, Ideal)
+Headline
+  a basis of R/C and the multiplication matrices of the variables, for a zero-dimensional ideal
+Usage
+  multiplicationMatrices C
+Inputs
+  C:Ideal
+Outputs
+  :List
+    \{basis monomials, list of matrices\}
+Description
+  Text
+    The transposed matrices have the evaluation vectors (b(p))_b of the points p of C as common
+    eigenvectors, with eigenvalues the coordinates of p.
+  Example
+    R = QQ[x, y];
+    multiplicationMatrices ideal(x^2 - 1, y - 2)
+///
+
+doc ///
+Key
+  weightCriticalSystem
+  (weightCriticalSystem, RingMap, Matrix, List)
+  [weightCriticalSystem, Chart]
+  Chart
+Headline
+  the weight-space critical points of a squared distance, with the parametrization's critical weights removed by a new variable
+Usage
+  L = weightCriticalSystem(F, G, u)
+Inputs
+  F:RingMap
+    a parametrization R -> S whose generic fiber meets the chart in finitely many points
+  G:Matrix
+  u:List
+  Chart => List
+    the positions (counted from 0) of the weights set to 1, default the first: one for each scaling of the generic fiber
+Outputs
+  L:Ideal
+    in kk[x_1..x_m, z] (x the other weights, in order): the gradient of the loss on the chart, and
+    z * det(J R) - 1 for a random R; it has the degree of weightCritical, and F4 computes it fast over a finite field.
+    Its degree is the number of critical points times the number of chart points in a generic fiber (see chartFiber)
+Description
+  Example
+    S = ZZ/32003[a_1, a_2, b_1, b_2];
+    R = ZZ/32003[y_1..y_4];
+    F = map(S, R, {a_1*b_1, a_1*b_2, a_2*b_1, a_2*b_2});
+    degree ideal leadTerm groebnerBasis(weightCriticalSystem(F, id_((ZZ/32003)^4), {1, 2, 3, 5}), Strategy => "F4")
+///
+
+doc ///
+Key
+  chartLocalization
+  (chartLocalization, Ideal, RingMap)
+  [chartLocalization, Chart]
+  [chartLocalization, ChartValues]
+  [chartLocalization, MaxDenominatorDegree]
+  [chartLocalization, MaxCommonSize]
+  [chartLocalization, Verbose]
+  MaxDenominatorDegree
+  MaxCommonSize
+Headline
+  whether equations of the closure generate its ideal, through the inverse of a birational chart
+Usage
+  L = chartLocalization(J, F)
+Inputs
+  J:Ideal
+    homogeneous, over a finite field, in as many variables as F's source: equations of the closure of the image of F
+    (checked: they must vanish on the chart)
+  F:RingMap
+    a parametrization R -> S whose target is graded so that each coordinate is homogeneous
+  Chart => List
+    the positions (counted from 0) of the weights fixed; the chart must be birational onto the image
+  ChartValues => List
+    their values (null: all 1)
+  MaxDenominatorDegree => ZZ
+    the largest degree of a denominator looked for
+  MaxCommonSize => ZZ
+    one denominator for all the weights is looked for only where its numerators span at most this many forms
+  Verbose => Boolean
+    print each step's time on stderr
+Outputs
+  L:List
+    \{true or false, what was found or which step failed, the denominators h, the seconds of the three steps\}
+Description
+  Text
+    Each free weight x_j of the chart is written as g_j/h_j with forms g_j, h_j in R (linear algebra in the grading
+    the chart keeps). If every coordinate y_i equals c_i(g/h) modulo J (the denominators cleared, it reduces to 0 by
+    J's Groebner basis) and every h_j is a nonzerodivisor modulo J (R/(J + h_j) has the Hilbert series (1 - t^e)
+    HS(R/J), which bounds it from below and equals it exactly when J : h_j = J), then J is the kernel P' of the
+    chart's pull-back: with h the product of the denominators, R_h/J_h is generated by the g_j/h_j, which map to the
+    algebraically independent free weights in R_h/P'_h, so J : h^oo = P', and J is saturated. Unlike the Cohen-
+    Macaulay test, it applies to closures that are not Cohen-Macaulay. Over QQ, with J generated by integer
+    equations and its reduction J_p passing the test: HF(R/P) <= HF(R/J) <= HF(R/J_p) = HF(R/P'_p) <= HF(R/P) in
+    every degree (ranks mod p are at most ranks over QQ), so J is the closure's prime ideal P; m2bridge implicit
+    --certify uses it so. A false answer proves nothing.
+  Example
+    S = QQ[a_1..a_4, v_1, v_2, Degrees => {4:{1, 0}, 2:{0, 1}}];
+    R = QQ[y_1..y_6];
+    F = map(S, R, {a_1*v_1, a_1*v_2 + a_2*v_1, a_2*v_2, a_3*v_1, a_3*v_2 + a_4*v_1, a_4*v_2});
+    Rp = ZZ/32003[y_1..y_6];
+    chartLocalization(sub(implicitEquations F, vars Rp), F, Chart => {4})
+///
+
+doc ///
+Key
+  chartFiber
+  (chartFiber, RingMap)
+  [chartFiber, Chart]
+  [chartFiber, ChartValues]
+  ChartValues
+Headline
+  the points of a chart of the weights in a generic fiber of a parametrization
+Usage
+  L = chartFiber F
+Inputs
+  F:RingMap
+    a parametrization R -> S
+  Chart => List
+    the positions (counted from 0) of the weights fixed
+  ChartValues => List
+    their values (null: all 1); random values keep the chart generic where 1 is special (a matrix of ones has rank 1)
+Outputs
+  L:Ideal
+    in kk[x_1..x_m] (x the other weights, in order): F equal to its value at a random point of the chart; its degree is the number of chart
+    points in a generic fiber, by which the degree of weightCriticalSystem or chartDegree is divided to count
+    functions.  Critical weights need not be removed: a generic fiber has none in characteristic 0
+Description
+  Example
+    S = ZZ/32003[a_1, a_2, b_1, b_2];
+    R = ZZ/32003[y_1..y_4];
+    F = map(S, R, {a_1*b_1, a_1*b_2, a_2*b_1, a_2*b_2});
+    P = map(S, R, {a_1^2*b_1, a_1^2*b_2, a_1*a_2*b_1, a_1*a_2*b_2});
+    degree chartFiber F
+    degree chartFiber(P, Chart => {2})
+    degree chartFiber(P, Chart => {2}, ChartValues => {5})
+///
+
+doc ///
+Key
+  chartDegree
+  (chartDegree, RingMap)
+  [chartDegree, Chart]
+  [chartDegree, ChartValues]
+Headline
+  the degree of the closure of a parametrization's image, times the chart points in a generic fiber
+Usage
+  L = chartDegree F
+Inputs
+  F:RingMap
+    a parametrization R -> S whose free weights (those not in the chart) map generically finitely onto the image
+  Chart => List
+    the positions (counted from 0) of the weights fixed
+  ChartValues => List
+    their values (null: all 1)
+Outputs
+  L:Ideal
+    in kk[x_1..x_m] (x the other weights, in order): F on a random affine linear space of codimension the number of free weights.  A
+    generic such space meets the closure in degree-many points, all in the image of the chart and with generic
+    fibers, so the degree of L is the closure's degree times the degree of chartFiber (same chart and values).  L
+    must have dimension 0: a positive dimension means the chart's weights do not map finitely
+Description
+  Text
+    The Segre variety of 2 x 2 matrices of rank 1 has degree 2: from its parametrization by a b^T, and from one
+    by a_1 a b^T, whose chart b_1 = 3 meets a generic fiber in two points (a_1 up to sign):
+  Example
+    S = ZZ/32003[a_1, a_2, b_1, b_2];
+    R = ZZ/32003[y_1..y_4];
+    F = map(S, R, {a_1*b_1, a_1*b_2, a_2*b_1, a_2*b_2});
+    degree chartDegree F
+    P = map(S, R, {a_1^2*b_1, a_1^2*b_2, a_1*a_2*b_1, a_1*a_2*b_2});
+    (degree chartDegree(P, Chart => {2}, ChartValues => {3})) / (degree chartFiber(P, Chart => {2}, ChartValues => {3}))
+///
+
+doc ///
+Key
+  profileCritical
+  (profileCritical, Matrix, Matrix, List)
+Headline
+  the critical points of a squared loss on a model linear in some weights, the best such weights solved in closed form
+Usage
+  L = profileCritical(M, G, u)
+Inputs
+  M:Matrix
+    n x k, of linear forms in the other weights v: the model is c = M(v) a
+  G:Matrix
+    a symmetric n x n matrix: the inner product
+  u:List
+    the target point, n entries
+Outputs
+  L:Ideal
+    in a new ring kk[w, z]: the critical points of det K / det H (the least loss for fixed v, a ratio of two forms
+    in v of the same degree) on a random affine chart of the projective space of v, with z det H = 1.  When the
+    model is birational onto its image up to the scaling of v, its degree is the number of critical points of the
+    loss on the smooth part of the image's closure, for generic u
+Description
+  Text
+    For one attention layer with the attention-matrix form, a = the entries of A and v = those of V: for d = 3,
+    d' = 1 this leaves two unknowns instead of eleven.
+  Example
+    kk = ZZ/32003;
+    S = kk[b_1, b_2];
+    M = matrix{{b_1, 0}, {b_2, 0}, {0, b_1}, {0, b_2}};
+    degree ideal leadTerm groebnerBasis(profileCritical(M, id_(kk^4), {1, 2, 3, 5}), Strategy => "F4")
+///
+
+doc ///
+Key
+  hypersurfaceCritical
+  (hypersurfaceCritical, RingElement, Matrix, List)
+Headline
+  the Lagrange system of a squared distance on a hypersurface
+Usage
+  L = hypersurfaceCritical(g, G, u)
+Inputs
+  g:RingElement
+    the equation of a hypersurface in the coordinates y
+  G:Matrix
+    a symmetric matrix: the inner product
+  u:List
+    a point not on the hypersurface
+Outputs
+  L:Ideal
+    in a new ring kk[lam, y]: g and G (y - u) - lam grad g.  Every solution is a critical point on the
+    smooth part (grad g = 0 would force y = u), so for generic u its degree is the Euclidean distance
+    degree of the hypersurface for G
+Description
+  Text
+    Over a finite field, F4 counts the solutions fastest.
+  Example
+    R = ZZ/32003[y_1..y_3];
+    L = hypersurfaceCritical(y_1^3 + y_2^3 + y_3^3 - y_1*y_2*y_3, id_(R^3), {1, 2, 3});
+    degree ideal leadTerm groebnerBasis(L, Strategy => "F4")
+///

@@ -68,7 +68,7 @@ def test_paper_report(m2, tmp_path):
     assert "Transformer blocks" in text and "Alexander-Hirschowitz" in text and "degree 64" in text
     assert "Training: the loss on the neuromanifold" in text and "exact: 2 primes agree" in text
     training = text[text.index("## Training"):]
-    assert "| 2 | 1 | 2 | 6 | 5 | 14 (exact) | 14 (exact) |" in training  # Lagrange gives 14 too (test_loss)
+    assert "| 2 | 1 | 2 | 6 | 5 | 14 (exact) | 14 (exact) |" in training  # Lagrange gives 14 too (test_exact_counts)
     assert "| 3 | 1 | 2 | 18 |" in training
     robust = text[text.index("## Robustness"):]
     assert "| 2 | 1 | 2 | 1 | 4 | 1, 2 | 3 | 21 |" in robust  # rank-one A, d' = 1: plane + quadric, 1 + 2

@@ -1,0 +1,292 @@
+"""Numerical homotopy continuation (m2bridge.homotopy: monodromy, the trace test, the tracker and its worker processes,
+the form homotopy, distinct solutions), on the quadric cone of rank-one 2 x 2 matrices and on attention layers."""
+
+import numpy as np
+import pytest
+import sympy
+
+from m2bridge import LightningAttention
+from m2bridge.exact.counts import profile_model
+from m2bridge.metric.data import generate_dataset
+
+
+def test_the_weight_space_trace_test_certifies_the_monodromy_and_rejects_a_subset(m2, monkeypatch):
+    # (2,1): monodromy without the exact count stops by its stall rule; the trace test in the coordinates c must pass
+    # on all 14 points (the count of Lagrange on the quartic, test above) and fail when one is left out
+    from m2bridge.exact.problem import parametrization
+    from m2bridge.metric.data import data_form
+    from m2bridge.homotopy.trace import trace_test
+    from m2bridge.metric.weight_points import WeightSystem, weight_space_points
+
+    arch = LightningAttention((2, 1), 2, 2)
+    param = parametrization(arch)
+    form = data_form(param, generate_dataset(arch, 5, seed=1, noise=0.3))
+    model = profile_model(param)
+    found = weight_space_points(model, form.G_float(), form.u_float(), None, seed=2)
+    assert found.traced and found.complete and found.found == 14
+    rng = np.random.default_rng(5)
+    system = WeightSystem(model, form.G_float(), np.linalg.qr(rng.standard_normal((2, 2)))[0])
+    x0 = rng.standard_normal(system.unknowns) + 0j
+    # 14 solutions at a random complex u0 from the stored ones: track the data's points back to u0
+    from m2bridge.homotopy.monodromy import monodromy
+    from m2bridge.homotopy.tracker import newton
+
+    c0, J0 = system.parts(x0[None, :])
+    normal = np.linalg.svd(J0[0].T)[2][system.unknowns:].conj().T
+    u0 = c0[0] - np.linalg.solve(system.G, normal @ (rng.standard_normal(normal.shape[1]) * (1 + 1j)))
+    start, _ = newton(system, x0[None, :], u0[None, :])
+    points = monodromy(system, start, u0, rng, target=14).points
+    coords = lambda X, U: system.parts(X)[0]  # noqa: E731
+    complete = trace_test(system, points, u0, rng, coordinates=coords)
+    assert len(points) == 14 and complete.passed and complete.margin < 1e-6
+    subset = trace_test(system, points[1:], u0, rng, coordinates=coords)
+    # the margin's yardstick: one missing point deviates from affine as much as a typical point does on its own
+    assert not subset.passed and 1e-2 < subset.margin < 1e2
+    # out of time inside a loop (its first leg ends past the limit): the loop is dropped, the points kept
+    late = monodromy(system, points[:5], u0, rng, target=14, seconds=1e-4)
+    assert late.loops == 3 and len(late.points) == 5 and late.paths == 3 * 5  # each point into each kept loop
+    stopped = trace_test(system, points, u0, rng, coordinates=coords, seconds=1e-4)
+    assert not stopped.passed and np.isnan(stopped.deviation)
+    # the margin decides where the summed size would not: a deviation far under 1e-7 of the sum fails when a typical
+    # point's own deviation from affine is not a thousand times larger (a missing point could hide in it)
+    from m2bridge import homotopy
+
+    monkeypatch.setattr(homotopy.trace, "_typical_deviation", lambda *args: 1e-30)
+    hidden = trace_test(system, points, u0, rng, coordinates=coords)
+    assert hidden.deviation < 1e-7 and hidden.margin > 1e-3 and not hidden.passed
+
+
+def test_paths_split_over_worker_processes_end_where_one_process_ends_them():
+    # the tracker's paths are independent (a step size per path), so tracking a batch in two processes must give the
+    # same ends as in one; a time limit inside stops the workers at once and the next track runs in this process
+    import time
+
+    from m2bridge.deadline import Deadline
+    from m2bridge.errors import RunTimeout
+    from m2bridge.exact.problem import parametrization
+    from m2bridge import homotopy
+    from m2bridge.metric.profile_points import ProfileSystem
+
+    param = parametrization(LightningAttention((2, 2), 2, 2))
+    rng = np.random.default_rng(4)
+    n = param.ambient_dimension
+    A = rng.standard_normal((n, n))
+    system = ProfileSystem(profile_model(param), A.T @ A + np.eye(n), np.linalg.qr(rng.standard_normal((4, 4)))[0])
+    start, u0 = system.start(rng)
+    points = homotopy.monodromy(system, start, u0, rng, target=200).points
+    u1 = u0 + rng.standard_normal(n) + 1j * rng.standard_normal(n)
+    alone = homotopy.track(system, points, u0, u1)
+    with homotopy.tracking_workers(2):
+        split = homotopy.track(system, points, u0, u1)
+    assert len(points) >= 200 and np.array_equal(alone[1], split[1]) and np.allclose(alone[0], split[0], atol=1e-12)
+    began = time.monotonic()
+    with pytest.raises(RunTimeout):
+        with Deadline(1.0), homotopy.tracking_workers(2):
+            for _ in range(1000):
+                homotopy.track(system, points, u0, u1, max_steps=20000)
+    assert time.monotonic() - began < 30 and not homotopy.tracker._POOL
+    assert np.array_equal(homotopy.track(system, points, u0, u1)[1], alone[1])
+
+
+def test_a_form_homotopy_between_one_systems_two_forms_evaluates_the_map_once_with_the_same_values():
+    # (2,1) in all the weights: for two forms of one system (the same chart) the homotopy evaluates c and J once per
+    # point; its residual, Jacobian (against central differences of the residual) and velocity are those of the
+    # definition gamma (1 - s) F_a + s F_b computed from each system on its own
+    from m2bridge.exact.problem import parametrization
+    from m2bridge.homotopy.endgame import FormHomotopy
+    from m2bridge.metric.weight_points import WeightSystem
+
+    arch = LightningAttention((2, 1), 2, 2)
+    model = profile_model(parametrization(arch))
+    rng = np.random.default_rng(7)
+    chart = np.linalg.qr(rng.standard_normal((2, 2)))[0]
+    n = len(model.M)
+    Ga, Gb = (np.eye(n) + (lambda B: B @ B.T / n)(rng.standard_normal((n, n))) for _ in range(2))
+    a, b = WeightSystem(model, Ga, chart), WeightSystem(model, Gb, chart)
+    ua, ub = rng.standard_normal(n) + 1j * rng.standard_normal(n), rng.standard_normal(n)
+    shared, each = (FormHomotopy(a, b, ua, ub, complex(np.exp(2.1j))) for _ in range(2))
+    each.shared = False
+    other_chart = WeightSystem(model, Gb, chart[:, ::-1])
+    assert shared.shared and a.shares_map(b.with_form(Ga)) and not FormHomotopy(a, other_chart, ua, ub, 1).shared
+    X = rng.standard_normal((5, a.unknowns)) + 1j * rng.standard_normal((5, a.unknowns))
+    S = rng.uniform(size=(5, 1))
+    F, J = shared.residual_and_jacobian(X, S)
+    assert np.allclose(F, each.residual(X, S)) and np.allclose(F, shared.residual(X, S))
+    assert np.allclose(J, each.jacobian(X, S)) and np.allclose(J, shared.jacobian(X, S))
+    h = 1e-6
+    for k in range(a.unknowns):
+        e = np.zeros(a.unknowns)
+        e[k] = h
+        numeric = (each.residual(X + e, S) - each.residual(X - e, S)) / (2 * h)
+        assert np.allclose(J[:, :, k], numeric, rtol=1e-5, atol=1e-6)
+    ds = np.full(5, 0.3)
+    assert np.allclose(shared.velocity(X, ds, S), each.velocity(X, ds, S))
+
+
+def test_a_generic_forms_points_carried_to_the_frobenius_form_are_eckart_young():
+    # rank-one 2 x 2 matrices (the quadric y1 y4 - y2 y3): a generic form has 2 (n - 1) = 6 critical points (a smooth
+    # quadric cone in C^4, Draisma et al. 2016), the Frobenius form 2 (Eckart-Young: the two singular triples). The
+    # form homotopy carries the 6 to exactly the 2 rank-one SVD terms of u; 4 paths go to infinity
+    from m2bridge.homotopy.systems import DistanceSystem, seed
+    from m2bridge.homotopy.endgame import form_homotopy
+    from m2bridge.homotopy.monodromy import monodromy
+    from m2bridge.homotopy.trace import trace_test
+
+    y = sympy.symbols("y_1:5")
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((4, 4))
+    generic = DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, A.T @ A + np.eye(4))
+    frobenius = DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, np.eye(4))
+    start, u0 = seed(generic, rng)
+    points = monodromy(generic, start, u0, rng, stall=10).points
+    assert len(points) == 6 and trace_test(generic, points, u0, rng).passed
+    u = rng.standard_normal(4)
+    carried = form_homotopy(generic, frobenius, points, u0, u, rng)
+    assert carried.complete and carried.paths == 6 and carried.ended_elsewhere == 4 and len(carried.points) == 2
+    U, S, Vt = np.linalg.svd(u.reshape(2, 2))
+    svd = sorted(tuple(np.round(S[i] * np.outer(U[:, i], Vt[i]).ravel(), 8)) for i in range(2))
+    assert sorted(tuple(np.round(p[:4].real, 8)) for p in carried.points) == svd
+    assert np.abs(carried.points.imag).max() < 1e-8
+
+
+def _quadric_cone_start():
+    """The rank-one 2 x 2 matrices (the quadric cone y1 y4 - y2 y3) with a generic form (6 critical points), and the
+    seed points at a random complex target u0."""
+    from m2bridge import homotopy
+
+    y = sympy.symbols("y_1:5")
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((4, 4))
+    system = homotopy.DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, A.T @ A + np.eye(4))
+    return (system, *homotopy.seed(system, rng))
+
+
+def test_monodromy_pushes_each_point_once_through_each_kept_loop(monkeypatch):
+    # the quadric cone above, 6 critical points: kept loops take points in more than one round (a fresh loop every
+    # round, the former strategy, never does) and no point goes twice through the same loop (the first legs u0 -> u1,
+    # with the small step budget: a retry of a failed path has the large one); the points are the same 6 as the
+    # former strategy's
+    from m2bridge import homotopy
+
+    system, start, u0 = _quadric_cone_start()
+    real_track, first_legs, rounds = homotopy.track, [], []
+
+    def recording(system, X0, ua, ub, *args, **kwargs):
+        if np.ndim(ua) == 1 and np.array_equal(ua, u0) and kwargs.get("max_steps") == 2000:
+            ub = np.broadcast_to(ub, X0.shape[:1] + np.shape(ub)[-1:])
+            first_legs.extend((tuple(np.round(x, 6)), tuple(np.round(u, 6))) for x, u in zip(X0, ub))
+            rounds.append({tuple(np.round(u, 6)) for u in ub})
+        return real_track(system, X0, ua, ub, *args, **kwargs)
+
+    monkeypatch.setattr(homotopy.tracker, "track", recording)
+    kept = homotopy.monodromy(system, start, u0, np.random.default_rng(4), stall=10)
+    assert len(kept.points) == 6 and len(first_legs) == len(set(first_legs)) > 0
+    assert any(a & b for i, a in enumerate(rounds) for b in rounds[:i])  # a loop reused in a later round
+    first_legs.clear(), rounds.clear()
+    fresh = homotopy.monodromy(system, start, u0, np.random.default_rng(4), stall=10, reuse=False)
+    assert len(homotopy.new_points(kept.points, fresh.points)) == 0 and len(fresh.points) == 6
+    assert not any(a & b for i, a in enumerate(rounds) for b in rounds[:i])
+
+
+def test_a_pair_whose_path_fails_goes_through_its_loop_again_with_the_large_budget(monkeypatch):
+    # fault injection on the quadric cone: the first path into a kept loop fails; once every kept loop has seen every
+    # point, that pair (point, loop) is tracked again, once, with the large step budget, and all 6 points are found
+    from m2bridge import homotopy
+
+    system, start, u0 = _quadric_cone_start()
+    real_track, tries = homotopy.track, []
+
+    def flaky(system, X0, ua, ub, *args, **kwargs):
+        X, ok = real_track(system, X0, ua, ub, *args, **kwargs)
+        if np.ndim(ua) == 1 and np.array_equal(ua, u0):  # a first leg
+            ub = np.broadcast_to(ub, X0.shape[:1] + np.shape(ub)[-1:])
+            pair = (tuple(np.round(X0[0], 6)), tuple(np.round(ub[0], 6)))
+            if not tries:
+                ok = ok.copy()
+                ok[0] = False
+                tries.append((pair, kwargs.get("max_steps")))
+            else:
+                tries.extend((p, kwargs.get("max_steps")) for p in
+                             zip((tuple(np.round(x, 6)) for x in X0), (tuple(np.round(u, 6)) for u in ub))
+                             if p == tries[0][0])
+        return X, ok
+
+    monkeypatch.setattr(homotopy.tracker, "track", flaky)
+    found = homotopy.monodromy(system, start, u0, np.random.default_rng(4), stall=10)
+    assert len(found.points) == 6
+    assert [budget for _, budget in tries] == [2000, 20000]
+
+
+def test_failed_paths_are_tracked_again_on_their_own_homotopy_and_around_on_the_trace_line(monkeypatch):
+    # fault injection on the quadric cone above: one path's first try fails. The form homotopy tracks it again on the
+    # same gamma (tracked alone on another gamma it may end on another path's point: another homotopy, other pairings)
+    # and still ends at the 2 Eckart-Young points; the trace test, whose straight segments lose a path on every line,
+    # routes it through a midpoint (the trace is the sum over the solutions, whichever path reaches them) and passes
+    from m2bridge import homotopy
+
+    y = sympy.symbols("y_1:5")
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((4, 4))
+    generic = homotopy.DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, A.T @ A + np.eye(4))
+    frobenius = homotopy.DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, np.eye(4))
+    start, u0 = homotopy.seed(generic, rng)
+    points = homotopy.monodromy(generic, start, u0, rng, stall=10).points
+    real_track, gammas = homotopy.track, set()
+
+    def flaky(system, X0, ua, ub, *args, **kwargs):
+        X, ok = real_track(system, X0, ua, ub, *args, **kwargs)
+        if isinstance(system, homotopy.FormHomotopy):
+            gammas.add(system.gamma)
+            first_try = kwargs.get("max_step", 0.2) == 0.2 and np.allclose(ua, 0)
+        else:  # the trace test's straight segments (all the points at once), not its detours
+            first_try = len(X0) == len(points) and kwargs.get("max_steps") == 20000
+        if first_try:
+            ok = ok.copy()
+            ok[0] = False
+        return X, ok
+
+    monkeypatch.setattr(homotopy.tracker, "track", flaky)
+    u = rng.standard_normal(4)
+    carried = homotopy.form_homotopy(generic, frobenius, points, u0, u, rng)
+    assert len(gammas) == 1 and carried.complete and carried.lost == 0 and len(carried.points) == 2
+    U, S, Vt = np.linalg.svd(u.reshape(2, 2))
+    svd = sorted(tuple(np.round(S[i] * np.outer(U[:, i], Vt[i]).ravel(), 8)) for i in range(2))
+    assert sorted(tuple(np.round(p[:4].real, 8)) for p in carried.points) == svd
+    trace = homotopy.trace_test(generic, points, u0, rng)
+    assert trace.passed and trace.deviation < 1e-7 and trace.margin < 1e-3
+    assert not homotopy.trace_test(generic, points[1:], u0, rng).passed
+
+
+def test_new_points_drops_exactly_the_near_repeats():
+    # the k-d tree lookup against the definition: a candidate is dropped when within tol * max(1, |c|_inf) (max norm
+    # of the complex entries) of a known point or of an earlier kept candidate
+    from m2bridge.homotopy.dedup import new_points
+
+    def by_definition(known, candidates, tol=1e-6):
+        out = []
+        for c in candidates:
+            ref = np.vstack([known] + [np.array(out).reshape(-1, c.size)])
+            if not len(ref) or np.abs(ref - c).max(axis=1).min() > tol * max(1.0, np.abs(c).max()):
+                out.append(c)
+        return np.array(out).reshape(-1, candidates.shape[1])
+
+    rng = np.random.default_rng(0)
+    base = (rng.standard_normal((400, 3)) + 1j * rng.standard_normal((400, 3))) * rng.choice([0.1, 1, 100], (400, 1))
+    # repeats closer than tol, farther than tol, and near the boundary of the ball in one complex entry (no two near
+    # repeats of one point, which could be farther than tol from each other: then both are kept, by definition)
+    nudge = np.zeros(3, dtype=complex)
+    nudge[1] = 0.9e-6 * (1 + 1j) / np.sqrt(2)
+    apart = np.zeros((80, 3), dtype=complex)
+    apart[:, 0] = 1e-5 * np.maximum(1.0, np.abs(base[:80]).max(axis=1))
+    # 1.2 tol along (1 + i) / sqrt 2: inside the k-d tree's ball of real and imaginary parts, outside the complex one
+    outside = np.zeros((50, 3), dtype=complex)
+    outside[:, 2] = 1.2e-6 * np.maximum(1.0, np.abs(base[350:]).max(axis=1)) * (1 + 1j) / np.sqrt(2)
+    chain = np.array([[5, 5, 5], [5 + 4e-6, 5, 5], [5 + 8e-6, 5, 5]], dtype=complex)  # gaps 0.8 tol (tol x 5)
+    candidates = np.vstack([base[100:], base[200:300] * (1 + 3e-7), base[:80] + apart, base[300:] + nudge,
+                            base[350:] + outside])
+    candidates = np.vstack([candidates[rng.permutation(len(candidates))], chain])
+    for known in (base[:150], np.zeros((0, 3))):
+        kept = new_points(known, candidates)
+        assert np.array_equal(kept, by_definition(known, candidates))
+        # the chain keeps its ends (1.6 tol apart), drops its middle: compared with kept candidates only
+        assert len(kept) == (250 if len(known) else 300) + 80 + 50 + 2

@@ -1,0 +1,68 @@
+"""The critical points of the loss by monodromy in the value weights alone, the best attention weights in closed
+form (m2bridge.metric.profile_points: ProfileSystem, profile_points)."""
+
+import numpy as np
+
+from m2bridge import LightningAttention
+from m2bridge.exact.counts import profile_count, profile_model
+from m2bridge.metric.data import generate_dataset
+
+
+def test_the_profile_systems_derivatives_are_those_of_its_residual_and_its_zeros_are_weight_space_critical():
+    # the profile system in V alone (the best A in closed form) for (2,2): its Jacobian and its velocity against
+    # central differences of its residual; a weight-space critical point (w0, a0) for u0 has residual 0 there and
+    # lifts back to itself (a0 = a*(w0, u0))
+    from m2bridge.exact.problem import parametrization
+    from m2bridge.metric.profile_points import ProfileSystem
+
+    param = parametrization(LightningAttention((2, 2), 2, 2))
+    model = profile_model(param)
+    rng = np.random.default_rng(11)
+    n, k = param.ambient_dimension, len(model.other)
+    A = rng.standard_normal((n, n))
+    system = ProfileSystem(model, A.T @ A + np.eye(n), np.linalg.qr(rng.standard_normal((k, k)))[0])
+    X = rng.standard_normal((3, system.m)) + 1j * rng.standard_normal((3, system.m))
+    U = rng.standard_normal((3, n)) + 1j * rng.standard_normal((3, n))
+    eps = 1e-6
+    J = system.jacobian(X, U)
+    numeric = np.stack([(system.residual(X + eps * e, U) - system.residual(X - eps * e, U)) / (2 * eps)
+                        for e in np.eye(system.m)], axis=2)
+    assert np.abs(J - numeric).max() < 1e-6 * np.abs(J).max()
+    du = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+    dr = (system.residual(X, U + eps * du) - system.residual(X, U - eps * du)) / (2 * eps)
+    assert np.abs(np.einsum("bij,bj->bi", J, system.velocity(X, du, U)) + dr).max() < 1e-6 * np.abs(dr).max()
+    start, u0 = system.weight_system.start(rng)
+    assert np.abs(system.residual(start[:, :system.m], u0[None, :])).max() < 1e-9 * np.abs(start).max()
+    assert np.abs(system.in_weights(start[:, :system.m], u0)[1] - start).max() < 1e-9 * np.abs(start).max()
+
+
+def test_monodromy_in_v_alone_reaches_the_exact_counts_with_the_weight_space_points(m2):
+    # (2,2): the profile system's monodromy without a count, certified by its trace test, gives F4's exact counts
+    # (an independent computation: Macaulay2's profileCritical over two primes) for a generic form and the data's
+    # form, and the same real critical points (losses, indices, weights' residuals) as monodromy in all the weights
+    from m2bridge.exact.problem import parametrization
+    from m2bridge.metric.data import data_form
+    from m2bridge.metric.loss import generic_form
+    from m2bridge.metric.profile_points import profile_points
+    from m2bridge.metric.weight_points import weight_space_points
+
+    arch = LightningAttention((2, 2), 2, 2)
+    param = parametrization(arch)
+    model = profile_model(param)
+    form = data_form(param, generate_dataset(arch, 5, seed=0, noise=0.5))
+    Gg, ug = generic_form(param.ambient_dimension, np.random.default_rng(1))
+    exact = {}
+    for name, G, u, G_float, u_float in [("data", form.G_rational(), form.u, form.G_float(), form.u_float()),
+                                         ("generic", Gg, ug, np.array(Gg, dtype=float), np.array(ug, dtype=float))]:
+        exact[name] = profile_count(model, G, u, m2)
+        found = profile_points(model, G_float, u_float, None, None, seed=1)
+        assert exact[name].certificate.startswith("exact") and found.traced and found.complete
+        assert found.found == exact[name].value and found.count("m", 0).certificate.startswith("certified")
+    assert exact["data"].value < exact["generic"].value  # G = I_2 (x) G_0 is not generic
+    count = exact["data"].value
+    weights = weight_space_points(model, form.G_float(), form.u_float(), count, count, seed=1)
+    found = profile_points(model, form.G_float(), form.u_float(), count, count, seed=2)
+    assert found.complete and weights.complete and found.names == weights.names
+    assert (sorted((round(p.loss, 6), p.index) for p in found.points)
+            == sorted((round(p.loss, 6), p.index) for p in weights.points))
+    assert all(p.weight_residual == 0.0 and p.residual < 1e-8 * (1 + p.loss) for p in found.points if p.attained)

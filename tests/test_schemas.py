@@ -17,7 +17,7 @@ RUNS = {  # one small run of every command with --json (the loss and robust with
     "singular": [("singular", *SMALL)],
     "critical": [("critical", *SMALL)],
     "fiber": [("fiber", *SMALL)],
-    "loss": [("loss", *SMALL, "--samples", "6", "--runs", "1", "--locus-seconds", "0")],
+    "loss": [("loss", *SMALL, "--samples", "6", "--runs", "0", "--locus-seconds", "0")],
     "robust": [("robust", *SMALL, "--runs", "1")],
     "ed": [("ed", "x^2 + y^2 - 1", "--at", "2,1"), ("ed", "a*d - b*c", "--variables", "a,b,c,d", "--method", "monodromy")],
     "dim": [("dim", "--dims", "3,3,3", "--ranks", "2,2", "--tokens", "2"), ("dim", *SMALL, "--method", "all"),

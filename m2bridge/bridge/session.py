@@ -214,6 +214,7 @@ class Macaulay2:
         chunks: list[bytes] = []
         tail = b""
         deadline = None if timeout is None else time.monotonic() + timeout
+        checked = time.monotonic()
         while True:
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
@@ -222,8 +223,10 @@ class Macaulay2:
             # SIGINT that the kernel hands to another thread (where the main thread blocks it) does not wake this
             # select, which used to wait up to an hour
             ready, _, _ = select.select([fd], [], [], _WAIT if remaining is None else min(_WAIT, remaining))
-            if not ready:
+            if time.monotonic() - checked >= _WAIT:  # waiting or streaming output: every quarter second
                 self._check_memory(code)
+                checked = time.monotonic()
+            if not ready:
                 continue
             try:
                 data = os.read(fd, 1 << 20)
@@ -238,6 +241,7 @@ class Macaulay2:
             window = tail + data
             pos = window.find(marker)
             if pos >= 0:
+                self._check_memory(code)  # a short call too: its memory stays with M2 after it
                 total = b"".join(chunks)
                 end = total.rfind(marker)
                 return total[:end]

@@ -1,5 +1,5 @@
 # Two commands do all the set-up on a fresh Debian machine (see README.md).
-.PHONY: run test test-compat setup bench
+.PHONY: run test test-compat setup bench docs
 
 setup:
 	bash scripts/setup.sh
@@ -22,3 +22,10 @@ bench: setup
 	.venv/bin/python bench/startup.py
 	.venv/bin/python bench/parallel.py
 	.venv/bin/python bench/monodromy.py
+
+# the documentation site (docs/): Sphinx, the notebooks executed while it is built, warnings as errors
+docs: setup
+	.venv/bin/python -m pip install -q ".[docs]"
+	rm -rf docs/_build/html
+	.venv/bin/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	@echo "docs: open docs/_build/html/index.html"

@@ -57,7 +57,7 @@ class EDDegree(Result):
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status.value, "ed_degree": self.count.to_dict(), "equations": self.equations,
                 "variables": self.variables, "form": self.form, "G": self.G, "data": self.data,
-                "critical_points": [p.to_dict() for p in self.points]}
+                "critical_points": [{**p.to_dict(), "kind": _kind(p)} for p in self.points]}
 
     def __str__(self) -> str:
         text = (f"ED degree {self.count} of V({', '.join(self.equations)}) in {', '.join(self.variables)}, "
@@ -68,8 +68,15 @@ class EDDegree(Result):
                      f"{len(real)} real")
             for p in sorted(real, key=lambda p: p.loss if p.loss is not None else 0):
                 where = ", ".join(f"{v.real:.6g}" for v in p.point)
-                text += f"\n    ({where}): squared distance {p.loss:.6g}" + (f", {p.kind}" if p.index is not None else "")
+                text += f"\n    ({where}): squared distance {p.loss:.6g}" + (f", {_kind(p)}" if p.index is not None else "")
         return text
+
+
+def _kind(point: CriticalPoint) -> str:
+    """Minimum, maximum (every tangent direction descends) or saddle, on the variety at the point."""
+    if point.index is not None and point.index > 0 and point.index == point.tangent_dimension and not point.degenerate:
+        return "maximum"
+    return point.kind
 
 
 def _variety(equations: Sequence[Any], variables: Sequence[Any] | None) -> tuple[list[sympy.Expr], list[sympy.Symbol]]:

@@ -39,6 +39,7 @@ class CriticalPoint:
     attained: bool | None = None  # by real weights (None: not checked)
     weights: list[float] | None = None
     weight_residual: float | None = None
+    tangent_dimension: int | None = None  # of the variety at the point, where the index was taken on it
 
     @property
     def kind(self) -> str:
@@ -139,6 +140,7 @@ def _refine(generators, n, G, u, y0: np.ndarray) -> CriticalPoint:
         eig = np.linalg.eigvalsh(tangent.T @ hess @ tangent)
         tol = 1e-8 * max(1.0, np.abs(eig).max())
         point.index = int((eig < -tol).sum())
+        point.tangent_dimension = int(tangent.shape[1])
         point.degenerate = bool((np.abs(eig) <= tol).any())
     return point
 

@@ -102,9 +102,9 @@ def cmd_paper(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     """Add this group's commands to the subparsers ``sub``."""
     p = add_command(sub, "dim", "dimension of the neuromanifold (numeric, exact, formula)",
-             "dim --dims 3,3,3 --ranks 2,2 --tokens 2",
-             "dim --dims 3,3,3 --ranks 2,2 --tokens 2 --softmax --temperature 0.01",
-             "dim --dims 3,3 --ranks 3 --tokens 2 --heads 2 --causal --method all")
+                    "dim --dims 3,3,3 --ranks 2,2 --tokens 2",
+                    "dim --dims 3,3,3 --ranks 2,2 --tokens 2 --softmax --temperature 0.01",
+                    "dim --dims 3,3 --ranks 3 --tokens 2 --heads 2 --causal --method all")
     add_architecture(p, softmax=True)
     p.add_argument("--method", default="auto", choices=["auto", "numeric", "exact", "formula", "all"],
                    help="auto (default): exact for one small lightning layer when M2 is present, else numeric; "
@@ -120,7 +120,7 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_dim)
 
     p = add_command(sub, "figure1", "the d=2, d'=1 neuromanifold in a 3-dimensional slice",
-             "figure1 --out figure1.png", "figure1 --out pictures/ --seed 4")
+                    "figure1 --out figure1.png", "figure1 --out pictures/ --seed 4")
     p.add_argument("--out", default="figure1.png",
                    help="PNG file to write, or an existing folder to write figure1.png into (default figure1.png)")
     p.add_argument("--seed", type=int, default=0, help="0: the paper's slice; other seeds: another slice")
@@ -128,7 +128,7 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_figure1)
 
     p = add_command(sub, "figure3", "the paper's Figure 3 with real estimates", "figure3 --out figs",
-             "figure3 --out figs --lightning --json")
+                    "figure3 --out figs --lightning --json")
     p.add_argument("--out", default=None,
                    help="folder to write figure3.png into (created if missing; default . for the text output, "
                         "no picture with --json unless --out is given)")
@@ -139,10 +139,10 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_figure3)
 
     p = add_command(sub, "compare", "numeric, formula and exact dimensions over a grid of architectures",
-             "compare --dims 3,3,3 --ranks 1:3,1:3 --tokens 2",
-             "compare --dims 2:4,1 --ranks 1:4 --tokens 2 --heads 1:4 --methods numeric,formula,exact",
-             "compare --dims 3,3,3 --ranks 1:3:2,2 --tokens 2 --csv grid.csv",
-             "compare --dims 2:3 --layers \"block a=1:2 w=1:4 r=2\" --tokens 2 --methods numeric,formula,exact")
+                    "compare --dims 3,3,3 --ranks 1:3,1:3 --tokens 2",
+                    "compare --dims 2:4,1 --ranks 1:4 --tokens 2 --heads 1:4 --methods numeric,formula,exact",
+                    "compare --dims 3,3,3 --ranks 1:3:2,2 --tokens 2 --csv grid.csv",
+                    "compare --dims 2:3 --layers \"block a=1:2 w=1:4 r=2\" --tokens 2 --methods numeric,formula,exact")
     g = p.add_argument_group("grid (each comma field a value, a range a:b or a range with a step a:b:s)")
     g.add_argument("--dims", help="widths, with ranges: 2:3,1 (with --layers: the input width, e.g. 2:4)")
     g.add_argument("--ranks", help="ranks, with ranges: 1:3,1:3")

@@ -153,14 +153,14 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_doctor)
 
     p = add_command(sub, "install-m2-package", "install the M2 package AttentionGeometry (with its documentation) "
-             "into your own Macaulay2, so that plain M2 sessions and exported scripts can load it",
-             "install-m2-package", "doctor")
+                    "into your own Macaulay2, so that plain M2 sessions and exported scripts can load it",
+                    "install-m2-package", "doctor")
     p.set_defaults(func=cmd_install_m2_package)
 
     p = add_command(sub, "implicit", "implicit equations of the neuromanifold (exact, one layer)",
-             "implicit --dims 2,1 --ranks 2 --tokens 2",
-             "implicit --dims 3,1 --ranks 3 --tokens 2 --json --m2-script s.m2",
-             "implicit --dims 3,2 --ranks 3 --tokens 2 --max-degree 3")
+                    "implicit --dims 2,1 --ranks 2 --tokens 2",
+                    "implicit --dims 3,1 --ranks 3 --tokens 2 --json --m2-script s.m2",
+                    "implicit --dims 3,2 --ranks 3 --tokens 2 --max-degree 3")
     add_architecture(p)
     add_exact_options(p)
     p.add_argument("--algorithm", choices=["auto", "segre", "kernel", "linear"], default="auto",

@@ -85,9 +85,9 @@ def cmd_ed(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     """Add this group's commands to the subparsers ``sub``."""
     p = add_command(sub, "loss", "critical points of the squared loss of a dataset on the neuromanifold, and training",
-             "loss --dims 2,1 --ranks 2 --tokens 2 --samples 6 --noise 0.5 --runs 20",
-             "loss --dims 2,1 --ranks 2 --tokens 2 --data data.npz --json",
-             "loss --dims 2,1 --ranks 2 --tokens 2 --samples 6 --plot training.png")
+                    "loss --dims 2,1 --ranks 2 --tokens 2 --samples 6 --noise 0.5 --runs 20",
+                    "loss --dims 2,1 --ranks 2 --tokens 2 --data data.npz --json",
+                    "loss --dims 2,1 --ranks 2 --tokens 2 --samples 6 --plot training.png")
     add_architecture(p)
     g = p.add_argument_group("data (a file, or generated with --seed)")
     g.add_argument("--data", metavar="FILE", help=".npz file with arrays X (N x d x t) and Y (N x d' x t)")
@@ -117,9 +117,9 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_loss)
 
     p = add_command(sub, "robust", "the exact distance from an input to a linear readout's decision boundary",
-             "robust --dims 2,1 --ranks 2 --tokens 2",
-             "robust --dims 2,2 --ranks 2 --tokens 2 --weights clf.npz --input x0.npy --json",
-             "robust --dims 2,1 --ranks 2 --tokens 2 --plot attack.png --discriminant chambers.png")
+                    "robust --dims 2,1 --ranks 2 --tokens 2",
+                    "robust --dims 2,2 --ranks 2 --tokens 2 --weights clf.npz --input x0.npy --json",
+                    "robust --dims 2,1 --ranks 2 --tokens 2 --plot attack.png --discriminant chambers.png")
     add_architecture(p)
     p.add_argument("--weights", metavar="FILE",
                    help=".npz with the readout w (d' x t) and Q, K, V (one layer) or Q1, K1, V1, ... per layer "

@@ -24,6 +24,7 @@ from m2bridge import LightningAttention
 from m2bridge.exact.problem import parametrization
 from m2bridge.exact.counts import profile_count, profile_model, weight_space_count_f4
 from m2bridge.metric import weight_points as wp
+from m2bridge.homotopy import pipeline
 from m2bridge.homotopy.monodromy import monodromy
 from m2bridge.homotopy.tracker import tracking_workers
 from m2bridge.metric.loss import generic_form
@@ -64,7 +65,8 @@ def main() -> None:
                 continue
             strategy = monodromy if current else partial(monodromy, reuse=False, reach=1.0)
             t0 = time.perf_counter()
-            with tracking_workers(workers), mock.patch.object(wp, "monodromy", strategy):
+            with (tracking_workers(workers), mock.patch.object(wp, "monodromy", strategy),
+                  mock.patch.object(pipeline, "monodromy", strategy)):  # the first monodromy runs in the pipeline
                 found = points(model, np.array(G, dtype=float), np.array(u, dtype=float), None, None, seed=1)
             seconds = time.perf_counter() - t0
             trace = f"{'passes' if found.traced else 'fails'} ({found.deviation:.0e}, margin {found.margin:.0e})"

@@ -25,12 +25,12 @@ class Solved:
     solve_seconds: float  # the time of monodromy and the trace tests, before the tracking to the target
 
 
-def solve_and_track(system: Any, start: np.ndarray, u0: np.ndarray, u: np.ndarray, rng: np.random.Generator,
+def solve_and_track(system: Any, start: np.ndarray, u0: np.ndarray, u: np.ndarray | None, rng: np.random.Generator,
                     options: MonodromyOptions, more_rounds: int = 0,
                     coordinates: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> Solved:
     """Monodromy from ``start`` at ``u0`` (``options``), the trace test, and, with no exact count
     (``options.target`` None) and a failed trace test, up to ``more_rounds`` more rounds of patient monodromy (each
-    with more fresh loops allowed) while they find new points; then every solution tracked to ``u``. With
+    with more fresh loops allowed) while they find new points; then every solution tracked to ``u`` (None: not tracked). With
     ``options.seconds`` the trace tests and the later rounds get what is left of them (at least 1 s each)."""
     budget = Budget(options.seconds)
     result = monodromy(system, start, u0, rng, options)
@@ -47,5 +47,6 @@ def solve_and_track(system: Any, start: np.ndarray, u0: np.ndarray, u: np.ndarra
             break
         trace = trace_test(system, result.points, u0, rng, coordinates=coordinates, seconds=budget.left(1.0))
     solve_seconds = budget.elapsed()
-    ends = track_all(system, result.points, u0, np.asarray(u, dtype=complex), rng)
+    ends = (track_all(system, result.points, u0, np.asarray(u, dtype=complex), rng) if u is not None else
+            np.zeros((0, system.unknowns), dtype=complex))
     return Solved(result, trace, ends, solve_seconds)

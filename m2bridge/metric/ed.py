@@ -23,11 +23,10 @@ import sympy
 from m2bridge.bridge.session import Macaulay2, default_session
 from m2bridge.errors import M2BridgeError
 from m2bridge.exact.counts import Count, critical_count
-from m2bridge.homotopy.monodromy import MonodromyOptions, monodromy
+from m2bridge.homotopy.monodromy import MonodromyOptions
+from m2bridge.homotopy.pipeline import solve_and_track
 from m2bridge.homotopy.systems import DistanceSystem, seed
-from m2bridge.homotopy.trace import trace_test
-from m2bridge.homotopy.tracker import track_all
-from m2bridge.metric.engine import CriticalPoint, critical_points
+from m2bridge.metric.engine import CriticalPoint, critical_points, monodromy_count
 from m2bridge.results import Result, Status
 
 FORMS = ("unit", "generic")
@@ -158,16 +157,12 @@ def _by_monodromy(generators: list[sympy.Expr], n: int, G: list[list[int]], u: l
     t0 = time.perf_counter()
     system = DistanceSystem(generators[0], n, G)
     start, u0 = seed(system, rng)
-    result = monodromy(system, start, u0, rng, MonodromyOptions(stall=15))
-    trace = trace_test(system, result.points, u0, rng)
-    method = f"monodromy ({result.loops} loops, {result.paths} paths)"
-    count = Count(len(result.points), method,
-                  f"trace test passed ({trace.describe()})" if trace.passed else
-                  f"lower bound: the trace test failed ({trace.describe()}), so solutions may be missing",
-                  {}, time.perf_counter() - t0, status=Status.VERIFIED if trace.passed else Status.LOWER_BOUND)
+    target = None if u is None else np.array([float(v) for v in u], dtype=complex)
+    solved = solve_and_track(system, start, u0, target, rng, MonodromyOptions(stall=15))
+    count = monodromy_count(solved, time.perf_counter() - t0)
     points: list[CriticalPoint] = []
     if u is not None:
-        ends = track_all(system, result.points, u0, np.array([float(v) for v in u], dtype=complex), rng)
+        ends = solved.ends
         Gf = np.array(G, dtype=float)
         uf = np.array([float(v) for v in u])
         for x in ends:

@@ -25,7 +25,9 @@ import numpy as np
 import sympy
 
 from m2bridge.bridge.session import Macaulay2
-from m2bridge.exact.counts import ring_code
+from m2bridge.exact.counts import Count, ring_code
+from m2bridge.homotopy.pipeline import Solved
+from m2bridge.results import Status
 
 
 @dataclass
@@ -53,6 +55,15 @@ class CriticalPoint:
         return {"point": [float(v.real) for v in self.point], "loss": self.loss, "index": self.index,
                 "kind": self.kind, "attained_by_real_weights": self.attained, "weights": self.weights,
                 "weight_residual": self.weight_residual, "newton_residual": self.residual}
+
+
+def monodromy_count(solved: Solved, seconds: float) -> Count:
+    """The number of solutions monodromy found, verified when its trace test passed, else a lower bound."""
+    result, trace = solved.monodromy, solved.trace
+    return Count(len(result.points), f"monodromy ({result.loops} loops, {result.paths} paths)",
+                 f"trace test passed (the trace is affine: {trace.describe()})" if trace.passed else
+                 f"lower bound: the trace test failed ({trace.describe()}), so solutions may be missing",
+                 {}, seconds, status=Status.VERIFIED if trace.passed else Status.LOWER_BOUND)
 
 
 def critical_points(generators: Sequence[sympy.Expr], n: int, G: Any, u: Sequence[Any], m2: Macaulay2,
@@ -147,5 +158,14 @@ def _refine(generators, n, G, u, y0: np.ndarray) -> CriticalPoint:
 
 # moved to m2bridge.exact.counts; importable from here for one release
 from m2bridge.exact.counts import (  # noqa: E402,F401
-    PRIMES, Count, ProfileModel, block_count, critical_count, hypersurface_count, power_block, profile_count,
-    profile_model, weight_space_count, weight_space_count_f4)
+    PRIMES,
+    ProfileModel,
+    block_count,
+    critical_count,
+    hypersurface_count,
+    power_block,
+    profile_count,
+    profile_model,
+    weight_space_count,
+    weight_space_count_f4,
+)

@@ -46,6 +46,7 @@ from m2bridge.metric.classifier import (
     random_input,
 )
 from m2bridge.metric.data import DataError
+from m2bridge.metric.engine import monodromy_count
 from m2bridge.network import AttentionNetwork
 from m2bridge.results import Status, weakest
 
@@ -160,14 +161,8 @@ def _all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: n
     X, u0 = seed(system, rng)
     seeding = time.perf_counter() - t0
     solved = solve_and_track(system, X, u0, u, rng, MonodromyOptions(target=target, stall=30 if target is None else 60))
-    result, trace = solved.monodromy, solved.trace
-    loops, paths = result.loops, result.paths
-    method = f"monodromy ({loops} loops, {paths} paths)"
-    count = Count(len(result.points), method,
-                  f"trace test passed (the trace is affine: {trace.describe()})" if trace.passed else
-                  f"lower bound: the trace test failed ({trace.describe()}), so solutions may be missing",
-                  {}, seeding + solved.solve_seconds, status=Status.VERIFIED if trace.passed else Status.LOWER_BOUND)
-    return solved.ends, f"{method}, tracked to X0", count
+    count = monodromy_count(solved, seeding + solved.solve_seconds)
+    return solved.ends, f"{count.method}, tracked to X0", count
 
 
 def _certify(f: sympy.Expr, n: int, G: list, pts: np.ndarray, x0: list[Fraction]) -> list:

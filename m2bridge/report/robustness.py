@@ -27,6 +27,7 @@ def boundary_counts(cases: list[tuple[int, int, int, int]] = GRID, m2: Any = Non
     from m2bridge.exact.counts import Count, hypersurface_count
     from m2bridge.metric.classifier import boundary_polynomial, random_classifier
     from m2bridge.metric.boundary import generic_cone_ed_degree
+    from m2bridge.results import Status
 
     m2 = m2 or default_session()
     rows = []

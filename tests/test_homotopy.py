@@ -57,8 +57,9 @@ def test_the_weight_space_trace_test_certifies_the_monodromy_and_rejects_a_subse
 
 
 def test_paths_split_over_worker_processes_end_where_one_process_ends_them():
-    # the tracker's paths are independent (a step size per path), so tracking a batch in two processes must give the
-    # same ends as in one; a time limit inside stops the workers at once and the next track runs in this process
+    # the tracker's paths are independent (a step size per path), so tracking a batch in two processes (the NumPy
+    # tracker) or two threads (the compiled one) must give the same ends as in one; a time limit inside stops the
+    # workers at once and the next track runs in this process
     import time
 
     from m2bridge.deadline import Deadline
@@ -75,17 +76,23 @@ def test_paths_split_over_worker_processes_end_where_one_process_ends_them():
     start, u0 = system.start(rng)
     points = homotopy.monodromy(system, start, u0, rng, target=200).points
     u1 = u0 + rng.standard_normal(n) + 1j * rng.standard_normal(n)
-    alone = homotopy.track(system, points, u0, u1)
-    with homotopy.tracking_workers(2):
-        split = homotopy.track(system, points, u0, u1)
+    with homotopy.tracker.reference_tracker():  # the NumPy tracker: its workers are processes
+        alone = homotopy.track(system, points, u0, u1)
+        with homotopy.tracking_workers(2):
+            split = homotopy.track(system, points, u0, u1)
     assert len(points) >= 200 and np.array_equal(alone[1], split[1]) and np.allclose(alone[0], split[0], atol=1e-12)
+    compiled = homotopy.track(system, points, u0, u1)
+    with homotopy.tracking_workers(2):  # the compiled tracker: its workers are threads
+        threads = homotopy.track(system, points, u0, u1)
+    assert np.array_equal(compiled[1], threads[1]) and np.array_equal(compiled[0], threads[0])
     began = time.monotonic()
     with pytest.raises(RunTimeout):
-        with Deadline(1.0), homotopy.tracking_workers(2):
+        with Deadline(1.0), homotopy.tracker.reference_tracker(), homotopy.tracking_workers(2):
             for _ in range(1000):
                 homotopy.track(system, points, u0, u1, max_steps=20000)
-    assert time.monotonic() - began < 30 and not homotopy.tracker._POOL
-    assert np.array_equal(homotopy.track(system, points, u0, u1)[1], alone[1])
+    assert time.monotonic() - began < 30
+    with homotopy.tracker.reference_tracker():
+        assert np.array_equal(homotopy.track(system, points, u0, u1)[1], alone[1])
 
 
 def test_a_form_homotopy_between_one_systems_two_forms_evaluates_the_map_once_with_the_same_values():

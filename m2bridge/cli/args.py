@@ -186,6 +186,24 @@ def add_exact_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
+def add_path_workers(p: argparse.ArgumentParser) -> None:
+    """--workers, --scheduler and --connect-timeout of the commands that track homotopy paths."""
+    p.add_argument("--workers", type=positive_int, default=None,
+                   help="threads (compiled tracker) or local processes that track the homotopy paths (default: "
+                        "cores; the same points whatever their number)")
+    p.add_argument("--scheduler", default=None,
+                   help="track the homotopy paths on a Dask distributed scheduler (tcp://host:8786)")
+    p.add_argument("--connect-timeout", type=positive_seconds, default=10.0, metavar="SECONDS",
+                   help="seconds to wait for the Dask scheduler (default 10)")
+
+
+def path_workers(args: argparse.Namespace) -> Any:
+    """The context in which a command's homotopy paths are tracked (its --workers, --scheduler)."""
+    from m2bridge.homotopy.tracker import tracking_workers
+
+    return tracking_workers(args.workers or os.cpu_count(), args.scheduler, args.connect_timeout)
+
+
 def script_note(path: str | None) -> None:
     if path:
         print(f"M2 script written to {path} (run it with `M2 --script {path}` from any folder; it loads the "

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
 from m2bridge.cli.args import (
     add_architecture,
     add_command,
+    add_path_workers,
     architecture,
     check_file_path,
     emit,
     nonnegative_int,
+    path_workers,
     positive_int,
     positive_seconds,
     seconds_or_zero,
@@ -34,9 +35,10 @@ def cmd_loss(args: argparse.Namespace) -> int:
         data = load_dataset(arch, args.data)
     else:
         data = generate_dataset(arch, args.samples, args.seed, noise=-1.0 if args.teacher == "noise" else args.noise)
-    report = loss_report(arch, data, seed=args.seed, runs=args.runs, timeout=args.timeout,
-                         progress=not args.json, locus_seconds=args.locus_seconds, count_seconds=args.count_seconds,
-                         force=args.force, workers=args.workers or os.cpu_count())
+    with path_workers(args):
+        report = loss_report(arch, data, seed=args.seed, runs=args.runs, timeout=args.timeout,
+                             progress=not args.json, locus_seconds=args.locus_seconds,
+                             count_seconds=args.count_seconds, force=args.force)
     if args.plot:
         from m2bridge.report.plots import training_plot
 
@@ -55,8 +57,9 @@ def cmd_robust(args: argparse.Namespace) -> int:
     arch = architecture(args)
     clf = load_classifier(arch, args.weights) if args.weights else None
     X0 = load_input(arch, args.input) if args.input else None
-    report = robustness_report(arch, clf, X0, seed=args.seed, runs=args.runs, timeout=args.timeout,
-                               method=args.method)
+    with path_workers(args):
+        report = robustness_report(arch, clf, X0, seed=args.seed, runs=args.runs, timeout=args.timeout,
+                                   method=args.method)
     if args.plot:
         from m2bridge.report.plots import attack_plot
 
@@ -76,8 +79,9 @@ def cmd_ed(args: argparse.Namespace) -> int:
 
     variables = [v.strip() for v in args.variables.split(",")] if args.variables else None
     data = [v.strip() for v in args.at.split(",")] if args.at else None
-    result = ed_degree(args.equations, variables, form=args.form, data=data, method=args.method, seed_=args.seed,
-                       timeout=args.timeout)
+    with path_workers(args):
+        result = ed_degree(args.equations, variables, form=args.form, data=data, method=args.method,
+                           seed_=args.seed, timeout=args.timeout)
     emit(args, result.to_dict(), str(result))
     return 0
 
@@ -105,9 +109,7 @@ def register(sub: Any) -> None:
     p.add_argument("--count-seconds", type=positive_seconds, default=120.0, metavar="S",
                    help="time limit of each exact count (F4) of one layer; past it, monodromy with the trace test "
                         "counts, certified or a lower bound (default 120)")
-    p.add_argument("--workers", type=positive_int, default=None,
-                   help="local processes that track the homotopy paths (default: cores; the same points whatever "
-                        "their number)")
+    add_path_workers(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the data, the generic form and the runs")
     p.add_argument("--force", action="store_true",
                    help="run even when the problem looks too large for the exact path (deep networks, large layers)")
@@ -132,6 +134,7 @@ def register(sub: Any) -> None:
     p.add_argument("--plot", metavar="FILE", help="write a picture of the attack's radii against the certified one")
     p.add_argument("--discriminant", metavar="FILE",
                    help="write the ED discriminant on a random 2-dimensional slice of inputs through X0 (PNG)")
+    add_path_workers(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the weights, X0, the random choices and the attack")
     p.add_argument("--timeout", type=positive_seconds, default=300.0, help="seconds per Macaulay2 call (default 300)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -150,6 +153,7 @@ def register(sub: Any) -> None:
                    help="exact: Groebner bases over two primes (any variety); monodromy: loops and the trace test "
                         "(a cone given by one homogeneous equation)")
     p.add_argument("--at", metavar="U1,U2,...", help="a data point: list its critical points (rationals as a/b)")
+    add_path_workers(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the random choices (default 0)")
     p.add_argument("--timeout", type=positive_seconds, default=None, help="seconds for the whole run")
     p.add_argument("--json", action="store_true", help="print the result as JSON")

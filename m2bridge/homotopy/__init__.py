@@ -1,7 +1,8 @@
-"""Numerical homotopy continuation (NumPy, vectorized): critical points of a squared distance on a variety.
+"""Numerical homotopy continuation: critical points of a squared distance on a variety.
 
 One module per concept: :mod:`.systems` (the distance system and its start points), :mod:`.tracker` (the path
-tracker and its worker processes), :mod:`.dedup` (distinct and nonsingular solutions), :mod:`.endgame` (the form
+tracker and its workers), :mod:`.compiled` and :mod:`.kernels` (the compiled step loop and the evaluations it
+runs), :mod:`.dedup` (distinct and nonsingular solutions), :mod:`.endgame` (the form
 homotopy with its end game), :mod:`.monodromy`, :mod:`.trace` (the trace test) and :mod:`.krawczyk` (certification).
 
 The system: g(y) = 0, G (y - u) - lam grad g(y) = 0 in the unknowns x = (y, lam), with the point u as
@@ -22,18 +23,21 @@ probability one), all paths at once, by an RK4 predictor and a Newton corrector 
   path from a complete solution set for generic (G_a, u_a)); it counts where the trace test cannot, for forms under
   which critical points escape to infinity along a line of targets.
 
-Written here, in NumPy, so that the loss's and robustness's systems (their Jacobians and velocities) are evaluated
-in batches; bench/monodromy.py and the changelog have the measurements against other trackers.
+The systems that give their evaluation as data (the distance system, the loss's profile system) are tracked by a
+compiled loop (numba), one path at a time over threads; the others by NumPy, all paths at once.
+bench/trackers.py and the changelog have the measurements against other trackers.
 """
 
-from m2bridge.homotopy.dedup import new_points, nonsingular
+from m2bridge.homotopy.dedup import new_points, nonsingular, nonsingular_ends
 from m2bridge.homotopy.endgame import FormHomotopy, FormHomotopyResult, form_homotopy
 from m2bridge.homotopy.monodromy import MonodromyOptions, MonodromyResult, monodromy
 from m2bridge.homotopy.pipeline import Solved, solve_and_track
 from m2bridge.homotopy.systems import DistanceSystem, monomial_table, seed
 from m2bridge.homotopy.trace import TraceTest, trace_test
-from m2bridge.homotopy.tracker import System, newton, track, track_all, tracking_workers
+from m2bridge.homotopy.tracker import System, newton, track, track_all, track_numpy, tracking_workers
 
 __all__ = ["DistanceSystem", "FormHomotopy", "FormHomotopyResult", "MonodromyOptions", "MonodromyResult", "Solved",
            "System", "TraceTest", "form_homotopy", "monodromy", "monomial_table", "new_points", "newton", "nonsingular",
-           "seed", "solve_and_track", "trace_test", "track", "track_all", "tracking_workers"]
+           "nonsingular_ends",
+           "seed", "solve_and_track", "trace_test", "track", "track_all", "track_numpy",
+           "tracking_workers"]

@@ -53,3 +53,19 @@ def ending_together(ends: np.ndarray, mask: np.ndarray, tol: float = 1e-6) -> np
     Z = ends[idx]
     near = neighbours(Z, Z, tol * np.maximum(1.0, np.abs(Z).max(axis=1)))
     return idx[np.array([len(js) > 1 for js in near])]
+
+
+def nonsingular_ends(system: Any, X: np.ndarray, ok: np.ndarray, u: np.ndarray, condition: float = 1e10,
+                     tol: float = 1e-6) -> np.ndarray:
+    """Which ends of tracked paths count as nonsingular solutions at ``u``: the path arrived (``ok``), the Jacobian's
+    condition is below ``condition``, and no other path (arrived or not) ended within ``tol`` of it. In double
+    precision a double root is reached only to about 1e-8, where the Jacobian's condition is about 1e8 and Newton's
+    corrections shrink as they do at an ill-conditioned regular root: neither tells them apart, but the two paths that
+    go to a double root end together (so do two paths of which one jumped), and such ends are not counted."""
+    ok = np.asarray(ok, dtype=bool).copy()
+    finite = np.isfinite(X).all(axis=1)
+    ok &= finite
+    if ok.any():
+        ok[np.nonzero(ok)[0][~nonsingular(system, X[ok], u, condition)]] = False
+    ok[ending_together(X, finite, tol)] = False
+    return ok

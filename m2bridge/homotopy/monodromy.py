@@ -28,7 +28,7 @@ class MonodromyOptions:
     stall: int = 10  # fresh loops in a row that find nothing before it stops
     max_loops: int = 200  # the most loops drawn (and 20 times as many rounds: a guard)
     seconds: float | None = None  # no new round after them; a round past them is dropped, its points kept
-    on_loop: Callable[[int], None] | None = None  # gets the number of solutions after each round
+    on_loop: Callable[[int, int], None] | None = None  # gets the solutions and the paths so far after each round
     orbit: Callable[[np.ndarray], np.ndarray] | None = None  # solutions -> their images under a symmetry, stacked
     patient: bool = False  # every path gets the large step budget
     reuse: bool = True  # keep the loops and reuse them (False: a fresh loop every round, the former strategy)
@@ -51,7 +51,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     points are found by the rare loops that move them (``reach``; bench/monodromy.py compares the strategies).
 
     No new round starts after ``seconds``, and a round whose leg ends past them is dropped (its points kept);
-    ``on_loop`` gets the number of solutions after each round. ``orbit``: the images of solutions under a symmetry of
+    ``on_loop`` gets the number of solutions and of paths tracked after each round. ``orbit``: the images of solutions under a symmetry of
     the system (points -> their images, stacked), added with every new solution. ``patient``: every path gets the
     large step budget (the slow paths to the last points), as do fresh loops after two that found nothing."""
     opts = replace(options or MonodromyOptions(), **changes)
@@ -118,5 +118,5 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         elif fresh_loop:
             quiet += 1
         if on_loop is not None:
-            on_loop(len(sols))
+            on_loop(len(sols), paths)
     return MonodromyResult(sols, u0, len(kept), paths)

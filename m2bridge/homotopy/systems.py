@@ -9,9 +9,9 @@ import numpy as np
 import sympy
 
 from m2bridge.homotopy import tracker
+from m2bridge.homotopy.compiled import DistanceTables
 from m2bridge.homotopy.dedup import new_points
 from m2bridge.homotopy.tracker import newton, solve_linear
-
 
 
 def monomials(Y: np.ndarray, exponents: np.ndarray) -> np.ndarray:
@@ -52,6 +52,7 @@ class DistanceSystem:
         self.exponents, self.coefficients = monomial_table(polys, n)  # columns: g, grad g (n), Hessian (n*n)
         self.degree = int(polys[0].total_degree())
         self.unknowns = n + 1  # (y, lam); n is the number of parameters u
+        self.kernel_data = DistanceTables(self.exponents, self.coefficients, self.G)  # for the compiled tracker
 
     def g(self, Y: np.ndarray) -> np.ndarray:
         return monomials(Y, self.exponents) @ self.coefficients[:, 0]

@@ -1,5 +1,6 @@
-"""The path tracker: all paths at once along straight segments between complex parameter points, an RK4 predictor
-and a Newton corrector with a step size per path; batches of paths split over local worker processes."""
+"""The path tracker: paths along straight segments between complex parameter points, an RK4 predictor and a Newton
+corrector with a step size per path; compiled (:mod:`.compiled`) for the systems that give their evaluation as data,
+NumPy (all paths at once) for the others; batches of paths spread over threads, local processes or a Dask cluster."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from typing import Any, Iterator, Protocol, runtime_checkable
 
 import numpy as np
 
+from m2bridge.homotopy import compiled
 from m2bridge.homotopy.dedup import new_points
-from m2bridge.parallel import ignore_sigint, local_pool
+from m2bridge.parallel import connect, ignore_sigint, local_pool
 
 
 @runtime_checkable
@@ -17,7 +19,9 @@ class System(Protocol):
     """What the tracker, monodromy and the trace test need of a parametrized polynomial system F(x; u) = 0: ``n``
     parameters u, ``unknowns`` x, and at batches of points (rows of X with their parameters U) the residual F, the
     Jacobian dF/dx and the velocity dx along a parameter step du (the solution of J dx = -dF/du du). A system may also
-    have ``residual_and_jacobian(X, U)``, one evaluation for both, which Newton's method then uses."""
+    have ``residual_and_jacobian(X, U)``, one evaluation for both, which Newton's method then uses, and
+    ``kernel_data`` (a :class:`.compiled.DistanceTables` or :class:`.compiled.ProfileTables`), which the compiled
+    tracker evaluates."""
 
     n: int
     unknowns: int
@@ -53,32 +57,70 @@ def newton(system: System, X: np.ndarray, U: np.ndarray, steps: int = 3) -> tupl
     return X, corr
 
 
-_POOL: list[Any] = []  # the worker processes of the innermost :func:`tracking_workers`, if any
+class _Workers:
+    """The workers of one :func:`tracking_workers`: a count, a local process pool started when a NumPy system first
+    needs it, or a Dask client."""
+
+    def __init__(self, count: int, client: Any = None):
+        self.count, self.client, self.pool = count, client, None
+
+    def local(self) -> Any:
+        if self.pool is None:
+            self.pool = local_pool(self.count, initializer=_tracking_worker)
+        return self.pool
+
+    def submit(self, fn: Any, *args: Any) -> Any:
+        return self.client.submit(fn, *args, pure=False) if self.client is not None else self.local().submit(fn, *args)
 
 
-_PER_WORKER = 64  # the fewest paths a worker is given
+_WORKERS: list[_Workers] = []  # the innermost :func:`tracking_workers` last
+_REFERENCE: list[bool] = []  # inside :func:`reference_tracker`
 
 
 @contextmanager
-def tracking_workers(workers: int | None) -> Iterator[None]:
-    """Within it, :func:`track` splits batches of paths over ``workers`` local processes (None or 1: none). Each path
-    is tracked on its own (step sizes per path), so the points are the same whatever the workers. Left by an
-    exception (a time limit, Ctrl-C), the workers are stopped at once."""
-    if not workers or workers < 2:
-        yield
-        return
-    pool = local_pool(workers, initializer=_tracking_worker)
-    _POOL.append((pool, workers))
-    finished = False
+def reference_tracker() -> Iterator[None]:
+    """Within it, every system is tracked by :func:`track_numpy` (the reference that benchmarks and tests compare
+    the compiled tracker with)."""
+    _REFERENCE.append(True)
     try:
         yield
+    finally:
+        _REFERENCE.pop()
+
+
+_PER_WORKER = 64  # the fewest paths a worker is given
+_SLICE = 512  # the most paths per compiled call in this process (Ctrl-C and time limits act between slices)
+
+
+@contextmanager
+def tracking_workers(workers: int | None, scheduler: Any = None, connect_timeout: float = 10.0) -> Iterator[None]:
+    """Within it, :func:`track` spreads batches of paths over ``workers``: threads of this process for the compiled
+    tracker, local processes for the NumPy one (None or 1: none), or, with ``scheduler`` (a Dask address or
+    Client), the Dask cluster's workers. Each path is tracked on its own (step sizes per path), so the points are
+    the same whatever the workers. Left by an exception (a time limit, Ctrl-C), local workers are stopped at once."""
+    client = connect(scheduler, connect_timeout) if scheduler is not None else None
+    count = max(1, int(workers or 1))
+    if client is not None:
+        count = max(count, len(client.scheduler_info().get("workers", {})) or 1)
+    elif count < 2:
+        yield
+        return
+    entry = _Workers(count, client)
+    _WORKERS.append(entry)
+    finished = False
+    try:
+        with compiled.threads(1 if client is not None else count):
+            yield
         finished = True
     finally:
-        _POOL.remove((pool, workers))
-        if not finished:
-            for process in list(getattr(pool, "_processes", {}).values()):  # no running chunk is waited for
-                process.terminate()
-        pool.shutdown(wait=finished, cancel_futures=True)
+        _WORKERS.remove(entry)
+        if entry.pool is not None:
+            if not finished:
+                for process in list(getattr(entry.pool, "_processes", {}).values()):  # no running chunk is waited for
+                    process.terminate()
+            entry.pool.shutdown(wait=finished, cancel_futures=True)
+        if client is not None and client is not scheduler:
+            client.close()
 
 
 def _tracking_worker() -> None:
@@ -95,22 +137,34 @@ def track(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
     """Track the solutions X0 at u = ua to u = ub along straight segments (ua, ub: one point, or one per
     row of X0); returns (points, ok flags). A path that needs more than ``max_steps`` steps (near a singular
     point, where it creeps with tiny steps) is stopped as failed: the others no longer wait for it. ``max_step``:
-    the largest step, as a fraction of the segment (smaller: less room for a path to jump to another). Inside
-    :func:`tracking_workers`, large batches are split over its processes."""
-    if _POOL and len(X0) >= 2 * _PER_WORKER:
-        pool, workers = _POOL[-1]
-        chunks = np.array_split(np.arange(len(X0)), min(workers, len(X0) // _PER_WORKER))
-        rows = lambda v, c: v if np.ndim(v) == 1 else np.asarray(v)[c]  # noqa: E731 (one point, or one per row)
-        futures = [pool.submit(_track, system, X0[c], rows(ua, c), rows(ub, c), min_step, max_steps, max_step)
-                   for c in chunks]
-        parts = [f.result() for f in futures]
-        return np.vstack([X for X, _ in parts]), np.concatenate([ok for _, ok in parts])
-    return _track(system, X0, ua, ub, min_step, max_steps, max_step)
+    the largest step, as a fraction of the segment (smaller: less room for a path to jump to another).
+
+    A system with ``kernel_data`` is tracked by the compiled tracker (:mod:`.compiled`), any other by
+    :func:`track_numpy`; inside :func:`tracking_workers` large batches are spread over its workers."""
+    data = None if _REFERENCE else getattr(system, "kernel_data", None)
+    run, target = (compiled.track, data) if data is not None else (track_numpy, system)
+    options = (min_step, max_steps, max_step)
+    rows = lambda v, c: v if np.ndim(v) == 1 else np.asarray(v)[c]  # noqa: E731 (one point, or one per row)
+    workers = _WORKERS[-1] if _WORKERS else None
+    remote = workers is not None and (workers.client is not None or data is None)
+    if remote and len(X0) >= 2 * _PER_WORKER:
+        parts = min(4 * workers.count if data is not None else workers.count, len(X0) // _PER_WORKER)
+        chunks = np.array_split(np.arange(len(X0)), parts)
+        futures = [workers.submit(run, target, X0[c], rows(ua, c), rows(ub, c), *options) for c in chunks]
+        done = [f.result() for f in futures]
+    elif data is not None and len(X0) > _SLICE * (workers.count if workers else 1):
+        step = _SLICE * (workers.count if workers else 1)
+        done = [run(target, X0[c], rows(ua, c), rows(ub, c), *options)
+                for c in (np.arange(i, min(i + step, len(X0))) for i in range(0, len(X0), step))]
+    else:
+        return run(target, X0, ua, ub, *options)
+    return np.vstack([X for X, _ in done]), np.concatenate([ok for _, ok in done])
 
 
-def _track(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, min_step: float,
-           max_steps: int, max_step: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`track` in this process."""
+def track_numpy(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, min_step: float = 1e-12,
+                max_steps: int = 2000, max_step: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`track` by NumPy, all paths at once in this process (the reference the compiled tracker is compared
+    with, and the tracker of systems without ``kernel_data``)."""
     m = X0.shape[0]
     ua = np.broadcast_to(np.asarray(ua, dtype=complex), (m, system.n))
     du = np.broadcast_to(np.asarray(ub, dtype=complex), (m, system.n)) - ua

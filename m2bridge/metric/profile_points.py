@@ -24,6 +24,7 @@ import copy
 import numpy as np
 
 from m2bridge.exact.counts import ProfileModel
+from m2bridge.homotopy.compiled import ProfileTables
 from m2bridge.homotopy.tracker import solve_linear, solve_many, newton
 from m2bridge.metric.weight_points import WeightPoints, WeightSystem, system_points
 
@@ -47,6 +48,7 @@ class ProfileSystem:
         self.L = np.linalg.cholesky(G)
         self.Bw = np.einsum("ji,mjk->mik", self.L, self.weight_system.B)  # L^T B_i
         self.Linv = np.linalg.inv(self.L)
+        self.kernel_data = ProfileTables(self.Bw, self.L)  # for the compiled tracker
 
     def with_form(self, G: np.ndarray) -> "ProfileSystem":
         """The same system (chart) for another inner product G (positive definite)."""

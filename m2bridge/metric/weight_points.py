@@ -13,6 +13,7 @@ smooth part is that of the Hessian in x, a chart of the closure there.
 from __future__ import annotations
 
 import copy
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -260,11 +261,17 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
     budget = Budget(seconds)
     rng = np.random.default_rng(seed + 41)
     start, u0 = system.start(rng)
-    with tqdm(total=target, desc="critical points by monodromy", disable=not progress) as bar:
+    with tqdm(total=target, desc="critical points by monodromy", unit="pt", disable=not progress) as bar:
+        started = time.monotonic()
+
+        def show(points: int, paths: int) -> None:
+            bar.update(points - bar.n)
+            bar.set_postfix_str(f"{paths} paths, {paths / max(time.monotonic() - started, 1e-9):.0f} paths/s")
+
         # no exact count: stopped after 3 loops without a new point, and the trace test (about two loops' paths)
         # decides whether to go on (after 8 such loops, as before: (2,2) generic, 15300 paths instead of 11040)
         options = MonodromyOptions(target=target, stall=3 if target is None else 25, max_loops=max_loops,
-                                   seconds=seconds, on_loop=lambda k: bar.update(k - bar.n), orbit=orbit)
+                                   seconds=seconds, on_loop=show, orbit=orbit)
         solved = solve_and_track(system, start, u0, u, rng, options, more_rounds=4, coordinates=system.coordinates)
 
     result, trace, ends = solved.monodromy, solved.trace, solved.ends

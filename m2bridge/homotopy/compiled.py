@@ -1,0 +1,263 @@
+"""The compiled path tracker: each path tracked on its own by one compiled loop (numba), the paths spread over
+threads, for every system that gives its evaluation as data (``kernel_data``: :class:`DistanceTables`,
+:class:`ProfileTables`).
+
+:func:`track` has the contract of :func:`m2bridge.homotopy.tracker.track` (points and ok flags for the solutions X0
+at ``ua`` tracked to ``ub``) and the NumPy tracker's step rules: an RK4 predictor, two Newton steps as corrector, a
+step accepted when the last correction is below 1e-8 of the point's size (then grown by 1.6, up to ``max_step``),
+halved when not, a path stopped as failed below ``min_step``, past ``max_steps`` steps or past 1e8 times its start's
+size, and two Newton steps at the end (ok where the last correction is below 1e-6 of the size). The evaluation of
+residual, Jacobian and velocity, the small complex solves and the step control never call back into Python; the
+paths do not interact, so the points are the same whatever the threads. :mod:`.kernels` has the evaluations; one
+step loop serves every system, the length of the data's tuple picking the evaluation at compile time.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from typing import Iterator
+
+import numba
+import numpy as np
+from numba import njit, prange
+from numba.extending import overload
+
+from m2bridge.homotopy import kernels
+
+
+class DistanceTables:
+    """The distance system g(y) = 0, G (y - u) - lam grad g(y) = 0 as the kernel reads it, from its monomial table
+    (``exponents``, one row per monomial, and ``coefficients``, the columns g, grad g (n) and the Hessian (n * n), as
+    :func:`m2bridge.homotopy.systems.monomial_table` makes them) and the form G."""
+
+    def __init__(self, exponents: np.ndarray, coefficients: np.ndarray, G: np.ndarray):
+        E = np.asarray(exponents, dtype=np.int64)
+        C = np.asarray(coefficients, dtype=complex)
+        G = np.ascontiguousarray(np.asarray(G, dtype=float))
+        n = G.shape[0]
+        if E.ndim != 2 or E.shape[1] != n or C.shape != (len(E), 1 + n + n * n) or G.shape != (n, n):
+            raise ValueError("a distance system's table has the columns g, grad g and the Hessian, one row per "
+                             "monomial in n variables, and an n x n form")
+        self.n, self.unknowns = n, n + 1  # parameters u; unknowns (y, lam)
+        order = np.argsort(E.sum(axis=1), kind="stable")  # by degree: the derivatives use the first monomials
+        E, C = E[order], C[order]
+        factors = max(1, int((E > 0).sum(axis=1).max(initial=1)))
+        mvar = np.zeros((len(E), factors), dtype=np.int64)  # the variables of each monomial ...
+        mexp = np.zeros((len(E), factors), dtype=np.int64)  # ... and their powers (0: no factor)
+        for t, row in enumerate(E):
+            nz = np.nonzero(row)[0]
+            mvar[t, :len(nz)], mexp[t, :len(nz)] = nz, row[nz]
+        columns = [0, *range(1, n + 1), *(1 + n + a * n + b for a in range(n) for b in range(a, n))]
+        ptr, idx, coef = [0], [], []
+        for c in columns:  # g, grad g and the upper triangle of the symmetric Hessian, as sparse columns
+            nz = np.nonzero(C[:, c])[0]
+            idx += list(nz)
+            coef += list(C[nz, c])
+            ptr.append(len(idx))
+        idx_a = np.array(idx, dtype=np.int64)
+        derivatives = int(idx_a[ptr[1]:].max(initial=-1)) + 1  # the monomials grad g and the Hessian use
+        self.data = (mvar, mexp, int(E.max(initial=0)), np.array(ptr, dtype=np.int64), idx_a,
+                     np.array(coef, dtype=complex), derivatives, G)
+
+
+class ProfileTables:
+    """The profile system r(w; u) = P^T e (:class:`m2bridge.metric.profile_points.ProfileSystem`) as the kernel
+    reads it: the whitened matrices Bw (m + 1, n, k) of c = (Bw_0 + sum_i w_i Bw_i) a and the lower triangular
+    Cholesky factor L of the form (u whitened as u L)."""
+
+    def __init__(self, Bw: np.ndarray, L: np.ndarray):
+        Bw = np.ascontiguousarray(np.asarray(Bw, dtype=complex))
+        L = np.ascontiguousarray(np.asarray(L, dtype=float))
+        if Bw.ndim != 3 or L.shape != (Bw.shape[1], Bw.shape[1]):
+            raise ValueError("a profile system's tables are Bw (m + 1, n, k) and an n x n factor L")
+        if np.abs(np.triu(L, 1)).max(initial=0.0) != 0.0:
+            raise ValueError("the form's factor L must be lower triangular (a Cholesky factor)")
+        self.n, self.unknowns = Bw.shape[1], Bw.shape[0] - 1
+        self.data = (Bw, L)
+
+
+_THREADS = [1]  # the threads of the innermost :func:`threads` (1 outside it)
+
+
+@contextmanager
+def threads(count: int | None) -> Iterator[None]:
+    """Within it, :func:`track` spreads the paths over ``count`` threads (None: every core numba sees)."""
+    most = numba.config.NUMBA_NUM_THREADS
+    _THREADS.append(most if count is None else max(1, min(int(count), most)))
+    try:
+        yield
+    finally:
+        _THREADS.pop()
+
+
+def track(tables: DistanceTables | ProfileTables, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
+          min_step: float = 1e-12, max_steps: int = 2000, max_step: float = 0.2, steps: np.ndarray | None = None
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """The solutions X0 at ``ua`` (one point, or one per row) tracked to ``ub`` by the compiled loop, over the
+    threads of :func:`threads`; returns (points, ok flags). ``steps``: an integer array, one entry per path, that
+    gets each path's number of steps."""
+    X0 = np.array(X0, dtype=complex, order="C")  # a copy: writable and C-contiguous, one compiled signature
+    m, n = X0.shape[0], tables.n
+    if X0.ndim != 2 or X0.shape[1] != tables.unknowns:
+        raise ValueError(f"the start points must have {tables.unknowns} columns, not {X0.shape[1:]}")
+    UA = np.array(np.broadcast_to(np.asarray(ua, dtype=complex), (m, n)), order="C")
+    UB = np.array(np.broadcast_to(np.asarray(ub, dtype=complex), (m, n)), order="C")
+    X = np.empty_like(X0)
+    ok = np.zeros(m, dtype=np.bool_)
+    taken = np.zeros(m, dtype=np.int64)
+    if m == 0:
+        return X, ok
+    before = numba.get_num_threads()
+    numba.set_num_threads(_THREADS[-1])
+    try:
+        _track_paths(tables.data, X0, UA, UB, float(min_step), int(max_steps), float(max_step), X, ok, taken)
+    finally:
+        numba.set_num_threads(before)
+    if steps is not None:
+        steps[:] = taken
+    return X, ok
+
+
+def warm_up() -> float:
+    """Compile the step loop for both kinds of system now (or load it from numba's cache); returns the seconds."""
+    line = np.zeros((3, 7), dtype=complex)  # g = y1 + 2 y2 in two variables: columns g, grad g, Hessian
+    line[0, 0], line[1, 0], line[2, 1], line[2, 2] = 1, 2, 1, 2
+    started = time.perf_counter()
+    track(DistanceTables(np.array([[1, 0], [0, 1], [0, 0]]), line, np.eye(2)), np.zeros((1, 3)), np.zeros(2),
+          np.zeros(2))
+    profile = ProfileTables(np.array([[[1.0], [0.0]], [[0.0], [1.0]]]), np.eye(2))  # c = (1, w) a
+    track(profile, np.ones((1, 1)), np.ones(2), np.ones(2))
+    return time.perf_counter() - started
+
+
+# --- one step loop for every system: the data's tuple has 8 entries (distance) or 2 (profile) -----------------------
+
+def _work(D, N):
+    raise NotImplementedError
+
+def _vel(D, W, x, du, u, out):
+    raise NotImplementedError
+
+def _newt(D, W, x, u, steps, dx):
+    raise NotImplementedError
+
+@overload(_work)
+def _work_impl(D, N):
+    if len(D) == 8:  # the distance system: (mvar, mexp, top, ptr, idx, coef, low, G)
+        def impl(D, N):
+            T, ncols, top, n = D[0].shape[0], D[3].shape[0] - 1, D[2], D[7].shape[0]
+            return (np.empty((top + 1, n), dtype=np.complex128), np.empty(T, dtype=np.complex128),
+                    np.empty(ncols, dtype=np.complex128), np.empty((N, N), dtype=np.complex128))
+        return impl
+
+    def impl2(D, N):  # the profile system: (Bw, L)
+        m, n, k = D[0].shape[0] - 1, D[0].shape[1], D[0].shape[2]
+        c = np.complex128
+        return (np.empty(n, dtype=c), np.empty((n, k), dtype=c), np.empty((k, k), dtype=c),
+                np.empty(k, dtype=np.int64), np.empty(k, dtype=c), np.empty(n, dtype=c), np.empty(n, dtype=c),
+                np.empty((n, m), dtype=c), np.empty((k, m), dtype=c), np.empty(k, dtype=c),
+                np.empty((m, m), dtype=c), np.empty(m, dtype=c), np.empty(n, dtype=c), np.empty(k, dtype=c))
+    return impl2
+
+@overload(_vel)
+def _vel_impl(D, W, x, du, u, out):
+    if len(D) == 8:
+        def impl(D, W, x, du, u, out):
+            kernels.distance_velocity(x, du, D[0], D[1], D[2], D[3], D[4], D[5], D[6], D[7], W[0], W[1], W[2], W[3], out)
+        return impl
+
+    def impl2(D, W, x, du, u, out):
+        kernels.profile_velocity(x, du, u, D[0], D[1], W, out)
+    return impl2
+
+@overload(_newt)
+def _newt_impl(D, W, x, u, steps, dx):
+    if len(D) == 8:
+        def impl(D, W, x, u, steps, dx):
+            return kernels.distance_newton(x, u, steps, D[0], D[1], D[2], D[3], D[4], D[5], D[7], W[0], W[1], W[2], W[3], dx)
+        return impl
+
+    def impl2(D, W, x, u, steps, dx):
+        return kernels.profile_newton(x, u, steps, D[0], D[1], W, dx)
+    return impl2
+
+@njit(parallel=True, **kernels.OPTIONS)
+def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S):
+    """Every path p from X0[p] at UA[p] to UB[p]: its end in X[p], whether it arrived in ok[p], its steps in S[p]."""
+    m, N = X0.shape
+    npar = UA.shape[1]
+    rounds = max(50000, max_steps + 1)
+    for p in prange(m):
+        W = _work(D, N)
+        x = X0[p].copy()
+        y = np.empty(N, dtype=np.complex128)
+        k1 = np.empty(N, dtype=np.complex128)
+        k2 = np.empty(N, dtype=np.complex128)
+        k3 = np.empty(N, dtype=np.complex128)
+        k4 = np.empty(N, dtype=np.complex128)
+        dx = np.empty(N, dtype=np.complex128)
+        du = UB[p] - UA[p]
+        ut = np.empty(npar, dtype=np.complex128)
+        umid = np.empty(npar, dtype=np.complex128)
+        u = np.empty(npar, dtype=np.complex128)
+        t = 0.0
+        h = min(0.05, max_step)
+        steps = 0
+        good_path = True
+        active = True
+        bound = 1e8 * max(1.0, kernels.sup_norm(x))
+        for _ in range(rounds):
+            steps += 1
+            hh = min(h, 1.0 - t)
+            for k in range(npar):
+                ut[k] = UA[p, k] + t * du[k]
+                umid[k] = ut[k] + hh / 2 * du[k]
+                u[k] = ut[k] + hh * du[k]
+            _vel(D, W, x, du, ut, k1)
+            for k in range(N):
+                y[k] = x[k] + hh / 2 * k1[k]
+            _vel(D, W, y, du, umid, k2)
+            for k in range(N):
+                y[k] = x[k] + hh / 2 * k2[k]
+            _vel(D, W, y, du, umid, k3)
+            for k in range(N):
+                y[k] = x[k] + hh * k3[k]
+            _vel(D, W, y, du, u, k4)
+            for k in range(N):
+                y[k] = x[k] + hh / 6 * (k1[k] + 2 * k2[k] + 2 * k3[k] + k4[k])
+            corr = _newt(D, W, y, u, 2, dx)
+            size = kernels.sup_norm(y)
+            scale = max(1.0, size)
+            failed = False
+            if corr < 1e-8 * scale:  # False for NaN
+                for k in range(N):
+                    x[k] = y[k]
+                t = t + hh
+                h = min(h * 1.6, max_step)
+                if t >= 1 - 1e-14:
+                    active = False
+                if size > bound:
+                    failed = True
+            else:
+                h = h / 2
+                if h < min_step:
+                    failed = True
+            if steps > max_steps:
+                failed = True
+            if failed:
+                active = False
+                good_path = False
+            if not active:
+                break
+        if active:
+            good_path = False
+        for k in range(npar):
+            u[k] = UB[p, k]
+        corr = _newt(D, W, x, u, 2, dx)
+        size = kernels.sup_norm(x)
+        ok[p] = good_path and corr < 1e-6 * max(1.0, size)
+        for k in range(N):
+            X[p, k] = x[k]
+        S[p] = steps
+

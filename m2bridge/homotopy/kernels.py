@@ -1,0 +1,300 @@
+"""The compiled (numba) kernels of the path tracker, one path at a time: small dense complex linear algebra, and the
+evaluation, velocity and Newton step of each system the compiled tracker takes (:mod:`.compiled` has the step loop
+and the tables these read).
+
+The distance system g(y) = 0, G (y - u) - lam grad g(y) = 0 reads (mvar, mexp, top, ptr, idx, coef, low, G): each
+monomial of g, grad g and the Hessian as at most ``deg`` (variable, power) factors, and each of the columns g, grad g
+and the Hessian's upper triangle as a sparse list of (monomial, coefficient) terms. The profile system
+r(w; u) = P^T e reads (Bw, L): the whitened B_i and the form's Cholesky factor, with the least-squares step
+a* = H^-1 M^T u (H = M^T M) solved per point.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from numba import njit
+
+# cache: compiled once per machine (M2BRIDGE_NUMBA_CACHE=0: in memory only); nogil: the paths run in threads
+OPTIONS = dict(cache=os.environ.get("M2BRIDGE_NUMBA_CACHE", "1") != "0", nogil=True, fastmath=False,
+               error_model="numpy")
+
+# --- dense complex linear algebra and the size of a point ---------------------------------------------------
+
+
+@njit(**OPTIONS)
+def lu_factor(A, piv):
+    """A <- its LU factors with partial pivoting (row swaps in piv); False if A is singular."""
+    N = A.shape[0]
+    for k in range(N):
+        p, best = k, abs(A[k, k].real) + abs(A[k, k].imag)
+        for r in range(k + 1, N):
+            v = abs(A[r, k].real) + abs(A[r, k].imag)
+            if v > best:
+                p, best = r, v
+        if not best > 0.0:
+            return False
+        piv[k] = p
+        if p != k:
+            for c in range(N):
+                A[k, c], A[p, c] = A[p, c], A[k, c]
+        inv = 1.0 / A[k, k]
+        for r in range(k + 1, N):
+            f = A[r, k] * inv
+            A[r, k] = f
+            if f != 0:
+                for c in range(k + 1, N):
+                    A[r, c] -= f * A[k, c]
+    return True
+
+@njit(**OPTIONS)
+def lu_solve(A, piv, b):
+    """b <- A^-1 b from :func:`lu_factor`'s factors."""
+    N = A.shape[0]
+    for k in range(N):
+        p = piv[k]
+        if p != k:
+            b[k], b[p] = b[p], b[k]
+    for k in range(N):
+        for r in range(k + 1, N):
+            b[r] -= A[r, k] * b[k]
+    for k in range(N - 1, -1, -1):
+        s = b[k]
+        for c in range(k + 1, N):
+            s -= A[k, c] * b[c]
+        b[k] = s / A[k, k]
+
+@njit(**OPTIONS)
+def solve_in_place(J, b):
+    """b <- J^-1 b (J overwritten by its LU factors); False if J is singular."""
+    piv = np.empty(J.shape[0], dtype=np.int64)
+    if not lu_factor(J, piv):
+        return False
+    lu_solve(J, piv, b)
+    return True
+
+
+# --- the distance system -------------------------------------------------------------------------------------
+
+@njit(**OPTIONS)
+def distance_values(y, mvar, mexp, top, ptr, idx, coef, pows, mono, vals, first, monos):
+    """vals: g, grad g, the Hessian's upper triangle at y, from column ``first`` on, from the first ``monos``
+    monomials (pows, mono: work space)."""
+    n = y.shape[0]
+    for i in range(n):
+        pows[0, i] = 1.0
+        for k in range(1, top + 1):
+            pows[k, i] = pows[k - 1, i] * y[i]
+    for t in range(monos):
+        v = 1.0 + 0.0j
+        for f in range(mvar.shape[1]):
+            e = mexp[t, f]
+            if e == 0:
+                break
+            v *= pows[e, mvar[t, f]]
+        mono[t] = v
+    for c in range(first, ptr.shape[0] - 1):
+        s = 0.0 + 0.0j
+        for q in range(ptr[c], ptr[c + 1]):
+            s += coef[q] * mono[idx[q]]
+        vals[c] = s
+
+@njit(**OPTIONS)
+def distance_jacobian(x, vals, G, J):
+    """J = d(g, G (y - u) - lam grad g) / d(y, lam) from vals."""
+    n = G.shape[0]
+    lam = x[n]
+    for j in range(n):
+        J[0, j] = vals[1 + j]
+    J[0, n] = 0.0
+    q = 1 + n
+    for a in range(n):
+        for b in range(a, n):
+            h = vals[q]
+            q += 1
+            J[1 + a, b] = G[a, b] - lam * h
+            J[1 + b, a] = G[b, a] - lam * h
+        J[1 + a, n] = -vals[1 + a]
+
+@njit(**OPTIONS)
+def distance_velocity(x, du, mvar, mexp, top, ptr, idx, coef, low, G, pows, mono, vals, J, out):
+    """out: dx/dt along u(t) = u_a + t du, the solution of J dx = (0, G du) (g itself is not needed)."""
+    n = G.shape[0]
+    distance_values(x[:n], mvar, mexp, top, ptr, idx, coef, pows, mono, vals, 1, low)
+    distance_jacobian(x, vals, G, J)
+    out[0] = 0.0
+    for a in range(n):
+        s = 0.0 + 0.0j
+        for b in range(n):
+            s += G[a, b] * du[b]
+        out[1 + a] = s
+    if not solve_in_place(J, out):
+        for k in range(out.shape[0]):
+            out[k] = np.nan
+
+@njit(**OPTIONS)
+def distance_newton(x, u, steps, mvar, mexp, top, ptr, idx, coef, G, pows, mono, vals, J, dx):
+    """``steps`` Newton steps on x in place at the parameters u; returns the size of the last correction."""
+    n = G.shape[0]
+    corr = np.inf
+    for _ in range(steps):
+        distance_values(x[:n], mvar, mexp, top, ptr, idx, coef, pows, mono, vals, 0, mvar.shape[0])
+        distance_jacobian(x, vals, G, J)
+        lam = x[n]
+        dx[0] = -vals[0]
+        for a in range(n):
+            s = 0.0 + 0.0j
+            for b in range(n):
+                s += G[a, b] * (x[b] - u[b])
+            dx[1 + a] = -(s - lam * vals[1 + a])
+        if not solve_in_place(J, dx):
+            for k in range(dx.shape[0]):
+                dx[k] = np.nan
+        corr = 0.0
+        for k in range(x.shape[0]):
+            x[k] += dx[k]
+            a = abs(dx[k])
+            if a > corr or a != a:  # NaN: no point
+                corr = a
+                if a != a:
+                    break
+    return corr
+
+@njit(**OPTIONS)
+def sup_norm(x):
+    """max |x_k| (NaN if an entry is NaN)."""
+    s = 0.0
+    for k in range(x.shape[0]):
+        a = abs(x[k])
+        if a != a:
+            return a
+        if a > s:
+            s = a
+    return s
+
+# --- the profile system: r(w; u) = P^T e in whitened coordinates (m2bridge.metric.profile_points) ---------
+
+@njit(**OPTIONS)
+def profile_jacobian(x, u, Bw, L, W):
+    """Residual r = P^T e and Jacobian P^T P - Z^T H^-1 Z at (x, u) into W's r and Jac (``W``: work arrays);
+    False where H = M^T M is singular."""
+    Uw, Mv, H, piv, a, c, e, P = W[0], W[1], W[2], W[3], W[4], W[5], W[6], W[7]
+    Z, col, Jac, r = W[8], W[9], W[10], W[11]
+    m, n, k = Bw.shape[0] - 1, Bw.shape[1], Bw.shape[2]
+    for j in range(n):
+        s = 0.0 + 0.0j
+        for i in range(j, n):  # L is lower triangular: (u L)_j = sum_{i >= j} u_i L_ij
+            s += u[i] * L[i, j]
+        Uw[j] = s
+    for j in range(n):
+        for l in range(k):
+            s = Bw[0, j, l]
+            for i in range(m):
+                s += x[i] * Bw[1 + i, j, l]
+            Mv[j, l] = s
+    for l in range(k):
+        for l2 in range(l, k):
+            s = 0.0 + 0.0j
+            for j in range(n):
+                s += Mv[j, l] * Mv[j, l2]
+            H[l, l2] = s
+            H[l2, l] = s
+        s = 0.0 + 0.0j
+        for j in range(n):
+            s += Mv[j, l] * Uw[j]
+        a[l] = s
+    if not lu_factor(H, piv):
+        return False
+    lu_solve(H, piv, a)
+    for j in range(n):
+        s = 0.0 + 0.0j
+        for l in range(k):
+            s += Mv[j, l] * a[l]
+        c[j] = s
+        e[j] = s - Uw[j]
+    for i in range(m):
+        for j in range(n):
+            s = 0.0 + 0.0j
+            for l in range(k):
+                s += Bw[1 + i, j, l] * a[l]
+            P[j, i] = s
+    for i in range(m):
+        s = 0.0 + 0.0j
+        for j in range(n):
+            s += e[j] * P[j, i]
+        r[i] = s
+    for i in range(m):  # Z[:, i] = B_i^T e + M^T P[:, i]
+        for l in range(k):
+            s = 0.0 + 0.0j
+            for j in range(n):
+                s += Bw[1 + i, j, l] * e[j] + Mv[j, l] * P[j, i]
+            Z[l, i] = s
+    for i2 in range(m):  # Jac[:, i2] = P^T P[:, i2] - Z^T H^-1 Z[:, i2]
+        for l in range(k):
+            col[l] = Z[l, i2]
+        lu_solve(H, piv, col)
+        for i in range(m):
+            s = 0.0 + 0.0j
+            for j in range(n):
+                s += P[j, i] * P[j, i2]
+            for l in range(k):
+                s -= Z[l, i] * col[l]
+            Jac[i, i2] = s
+    return True
+
+@njit(**OPTIONS)
+def profile_velocity(x, du, u, Bw, L, W, out):
+    """out: dw/dt along u(t) = u_a + t du: Jac dw = P^T du - Z^T H^-1 M^T du (whitened du)."""
+    Mv, H, piv, P, Z, Jac, duw, q = W[1], W[2], W[3], W[7], W[8], W[10], W[12], W[13]
+    m, n, k = Bw.shape[0] - 1, Bw.shape[1], Bw.shape[2]
+    if not profile_jacobian(x, u, Bw, L, W):
+        for i in range(m):
+            out[i] = np.nan
+        return
+    for j in range(n):
+        s = 0.0 + 0.0j
+        for i in range(j, n):
+            s += du[i] * L[i, j]
+        duw[j] = s
+    for l in range(k):
+        s = 0.0 + 0.0j
+        for j in range(n):
+            s += Mv[j, l] * duw[j]
+        q[l] = s
+    lu_solve(H, piv, q)
+    for i in range(m):
+        s = 0.0 + 0.0j
+        for j in range(n):
+            s += duw[j] * P[j, i]
+        for l in range(k):
+            s -= Z[l, i] * q[l]
+        out[i] = s
+    if not solve_in_place(Jac, out):
+        for i in range(m):
+            out[i] = np.nan
+
+@njit(**OPTIONS)
+def profile_newton(x, u, steps, Bw, L, W, dx):
+    """``steps`` Newton steps on x in place at u; returns the size of the last correction."""
+    Jac, r = W[10], W[11]
+    corr = np.inf
+    for _ in range(steps):
+        if profile_jacobian(x, u, Bw, L, W):
+            for i in range(x.shape[0]):
+                dx[i] = -r[i]
+            if not solve_in_place(Jac, dx):
+                for i in range(x.shape[0]):
+                    dx[i] = np.nan
+        else:
+            for i in range(x.shape[0]):
+                dx[i] = np.nan
+        corr = 0.0
+        for i in range(x.shape[0]):
+            x[i] += dx[i]
+            v = abs(dx[i])
+            if v > corr or v != v:
+                corr = v
+                if v != v:
+                    break
+    return corr

@@ -1,0 +1,196 @@
+"""The compiled tracker against the NumPy one: the same end points on the same starts, on cones whose ED degrees are
+known facts (the 2 x 2 determinant: 2 for the unit form, 6 for a generic form; a general cubic cone in 4 variables:
+21), the same points whatever the threads, and a path to a double root not counted."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy
+
+from m2bridge import homotopy
+from m2bridge.homotopy import compiled, tracker
+from m2bridge.homotopy.dedup import new_points, nonsingular_ends
+from m2bridge.metric.boundary import generic_cone_ed_degree, random_cone
+
+Y = sympy.symbols("y_1:5")
+DET = Y[0] * Y[3] - Y[1] * Y[2]
+
+
+def _generic_form(n: int, seed: int) -> np.ndarray:
+    A = np.random.default_rng(seed).standard_normal((n, n))
+    return A @ A.T + n * np.eye(n)
+
+
+def _same_ends(g: sympy.Expr, n: int, G, count: int, seed: int = 0) -> None:
+    """Monodromy (NumPy) finds ``count`` points at u0; both trackers carry them to a random u1: the same ok flags,
+    the same ends (relative 1e-8), and ``count`` distinct points there."""
+    system = homotopy.DistanceSystem(g, n, G)
+    rng = np.random.default_rng(seed)
+    X, u0 = homotopy.seed(system, rng)
+    points = homotopy.monodromy(system, X, u0, rng, target=count, stall=20).points
+    assert len(points) == count
+    u1 = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+    Yc, okc = compiled.track(system.kernel_data, points, u0, u1)
+    Yn, okn = tracker.track_numpy(system, points, u0, u1)
+    assert okc.all() and okn.all()
+    scale = np.maximum(1.0, np.abs(Yn).max(axis=1))
+    assert (np.abs(Yc - Yn).max(axis=1) / scale).max() < 1e-8
+    assert len(new_points(np.zeros((0, n + 1)), Yc)) == count
+    assert nonsingular_ends(system, Yc, okc, u1).all()
+    with compiled.threads(2):  # the same points whatever the threads
+        Y2, ok2 = compiled.track(system.kernel_data, points, u0, u1)
+    assert np.array_equal(Y2, Yc) and np.array_equal(ok2, okc)
+
+
+def test_the_determinant_cone_unit_form_has_its_two_points_tracked_to_the_numpy_trackers_ends():
+    _same_ends(DET, 4, None, 2)
+
+
+def test_the_determinant_cone_generic_form_has_its_six_points_tracked_to_the_numpy_trackers_ends():
+    _same_ends(DET, 4, _generic_form(4, 3), 6)
+
+
+def test_a_random_cubic_cone_has_its_21_points_tracked_to_the_numpy_trackers_ends():
+    count = generic_cone_ed_degree(3, 4)
+    assert count == 21
+    _same_ends(random_cone(3, 4, np.random.default_rng(0)), 4, None, count)
+
+
+def test_one_path_of_a_batch_is_tracked_alone_to_the_same_end_and_ub_may_differ_per_row():
+    system = homotopy.DistanceSystem(DET, 4, _generic_form(4, 3))
+    rng = np.random.default_rng(1)
+    X, u0 = homotopy.seed(system, rng)
+    points = homotopy.monodromy(system, X, u0, rng, target=6, stall=20).points
+    U1 = rng.standard_normal((6, 4)) + 1j * rng.standard_normal((6, 4))
+    Yc, okc = compiled.track(system.kernel_data, points, u0, U1)
+    Yn, okn = tracker.track_numpy(system, points, u0, U1)
+    assert np.array_equal(okc, okn) and np.abs(Yc - Yn).max() < 1e-8
+    Y2, ok2 = compiled.track(system.kernel_data, points[2:3], u0, U1[2])
+    assert ok2[0] and np.array_equal(Y2[0], Yc[2])
+
+
+def test_paths_to_a_double_root_are_not_counted_as_nonsingular():
+    """The parabola y2 = y1^2 and u* = (-4, 7/2) on its evolute: the critical points solve 2 x^3 - 6 x + 4 = 0,
+    2 (x - 1)^2 (x + 2): a double root at (1, 1) and a simple one at (-2, 4). From a generic complex u0, two
+    paths go to the double root; only the simple root counts."""
+    y1, y2 = sympy.symbols("y_1:3")
+    system = homotopy.DistanceSystem(y1 ** 2 - y2, 2)
+    u0 = np.array([0.3 + 0.4j, -0.2 + 0.7j])
+    xs = np.roots([2, 0, 1 - 2 * u0[1], -u0[0]])
+    X0 = np.array([[x, x * x, -(x * x - u0[1])] for x in xs])
+    assert np.abs(system.residual(X0, np.broadcast_to(u0, (3, 2)))).max() < 1e-12
+    u_star = np.array([-4.0, 3.5])
+    for track in (tracker.track, tracker.track_numpy):
+        X, ok = track(system, X0, u0, u_star)
+        counted = nonsingular_ends(system, X, ok, u_star)
+        assert counted.sum() == 1
+        assert np.abs(X[counted][0, :2] - [-2, 4]).max() < 1e-8
+        double = np.abs(X[:, :2] - [1, 1]).max(axis=1) < 1e-4
+        assert double.sum() == 2 and not counted[double].any()
+
+
+def test_a_table_that_is_not_a_distance_system_is_refused_with_its_shape_named():
+    with pytest.raises(ValueError, match="columns g, grad g and the Hessian"):
+        compiled.DistanceTables(np.zeros((1, 2), dtype=np.int64), np.zeros((1, 2)), np.eye(2))
+
+
+def test_tracking_dispatches_systems_with_kernel_data_to_the_compiled_tracker(monkeypatch):
+    calls = []
+    monkeypatch.setattr(compiled, "track", lambda *a, **k: calls.append(a) or tracker.track_numpy(
+        homotopy.DistanceSystem(DET, 4), *a[1:]))
+    system = homotopy.DistanceSystem(DET, 4)
+    tracker.track(system, np.zeros((1, 5), dtype=complex), np.zeros(4), np.zeros(4))
+    assert len(calls) == 1 and calls[0][0] is system.kernel_data
+
+
+def test_the_profile_system_of_2_1_has_its_14_points_tracked_to_the_numpy_trackers_ends():
+    """The (2,1) profile system (a least-squares step per point, not a monomial table), generic form: the 14
+    critical points of bench/monodromy.py (F4's count) carried to a random target by both trackers."""
+    from m2bridge import LightningAttention
+    from m2bridge.exact.counts import profile_model
+    from m2bridge.exact.problem import parametrization
+    from m2bridge.metric.loss import generic_form
+    from m2bridge.metric.profile_points import ProfileSystem
+
+    param = parametrization(LightningAttention((2, 1), 2, 2))
+    model = profile_model(param)
+    G, _ = generic_form(param.ambient_dimension, np.random.default_rng(1))
+    rng = np.random.default_rng(41)
+    chart = np.linalg.qr(rng.standard_normal((len(model.other), len(model.other))))[0]
+    system = ProfileSystem(model, np.array(G, dtype=float), chart)
+    X, u0 = system.start(rng)
+    points = homotopy.monodromy(system, X, u0, rng, target=14, stall=25).points
+    assert len(points) == 14
+    u1 = u0 + np.abs(u0).max() * (rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n))
+    Yc, okc = compiled.track(system.kernel_data, points, u0, u1)
+    Yn, okn = tracker.track_numpy(system, points, u0, u1)
+    assert okc.all() and okn.all()
+    assert (np.abs(Yc - Yn).max(axis=1) / np.maximum(1.0, np.abs(Yn).max(axis=1))).max() < 1e-8
+    assert len(new_points(np.zeros((0, system.m)), Yc)) == 14
+
+
+def _solve_by_monodromy(g: sympy.Expr, n: int, seed: int = 0):
+    """Monodromy with no count given (the compiled tracker), then the trace test: (points, trace test)."""
+    system = homotopy.DistanceSystem(g, n)
+    rng = np.random.default_rng(seed)
+    X, u0 = homotopy.seed(system, rng)
+    points = homotopy.monodromy(system, X, u0, rng, stall=15).points
+    return system, points, u0, homotopy.trace_test(system, points, u0, rng)
+
+
+def test_eckart_young_three_singular_triples_of_a_3x3_matrix_and_the_trace_test_without_one():
+    """Eckart-Young: a general 3 x 3 matrix has 3 critical rank-2 approximations (drop one of its 3 singular values),
+    so the determinant's hypersurface has ED degree 3 for the Frobenius form; with one point removed the trace test
+    fails."""
+    ys = sympy.symbols("y_1:10")
+    det = sympy.Matrix(3, 3, ys).det()
+    system, points, u0, trace = _solve_by_monodromy(det, 9)
+    assert len(points) == 3 and trace.passed
+    rng = np.random.default_rng(7)
+    assert not homotopy.trace_test(system, points[1:], u0, rng).passed
+
+
+def test_a_general_quadric_cone_in_five_variables_has_ed_degree_eight():
+    """The cone over a general quadric of P^4: 2 (1 + 1 + 1 + 1) = 8 critical points of the Euclidean distance
+    (the sum of its polar degrees; Draisma, Horobet, Ottaviani, Sturmfels, Thomas 2016)."""
+    ys = sympy.symbols("y_1:6")
+    rng = np.random.default_rng(3)
+    A = rng.integers(-5, 6, (5, 5))
+    quadric = sympy.expand(sum(int(A[i, j] + A[j, i]) * ys[i] * ys[j] for i in range(5) for j in range(5)))
+    _, points, _, trace = _solve_by_monodromy(quadric, 5)
+    assert len(points) == 8 and trace.passed
+
+
+def test_paths_tracked_on_a_dask_cluster_end_where_this_process_ends_them():
+    from dask.distributed import Client, LocalCluster  # the "scale" extra, installed by make test
+
+    system = homotopy.DistanceSystem(random_cone(3, 4, np.random.default_rng(0)), 4)
+    rng = np.random.default_rng(2)
+    X, u0 = homotopy.seed(system, rng)
+    points = homotopy.monodromy(system, X, u0, rng, target=21, stall=20).points
+    starts = np.repeat(points, 8, axis=0)  # 168 paths: split in chunks over the workers
+    targets = u0 + rng.standard_normal((len(starts), 4)) + 1j * rng.standard_normal((len(starts), 4))
+    here = tracker.track(system, starts, u0, targets)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client, tracker.tracking_workers(None, scheduler=client):
+        there = tracker.track(system, starts, u0, targets)
+        workers = client.run(lambda: __import__("os").getpid())
+    assert len(workers) == 2 and np.array_equal(here[1], there[1]) and np.array_equal(here[0], there[0])
+
+
+def test_the_2_2_loss_count_by_monodromy_and_the_trace_test_equals_f4s_count(m2):
+    """(2,2), a generic form: monodromy with no count given (the compiled tracker) stops by its stall rule and the
+    trace test passes on as many points as F4 counts over two primes (284)."""
+    from m2bridge import LightningAttention
+    from m2bridge.exact.counts import profile_count, profile_model
+    from m2bridge.exact.problem import parametrization
+    from m2bridge.metric.loss import generic_form
+    from m2bridge.metric.profile_points import profile_points
+
+    param = parametrization(LightningAttention((2, 2), 2, 2))
+    model = profile_model(param)
+    G, u = generic_form(param.ambient_dimension, np.random.default_rng(1))
+    exact = profile_count(model, G, u, m2)
+    found = profile_points(model, np.array(G, dtype=float), np.array(u, dtype=float), None, None, seed=1)
+    assert exact.value == 284 and found.traced and found.at_random == exact.value

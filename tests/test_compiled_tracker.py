@@ -194,3 +194,33 @@ def test_the_2_2_loss_count_by_monodromy_and_the_trace_test_equals_f4s_count(m2)
     exact = profile_count(model, G, u, m2)
     found = profile_points(model, np.array(G, dtype=float), np.array(u, dtype=float), None, None, seed=1)
     assert exact.value == 284 and found.traced and found.at_random == exact.value
+
+
+def test_the_weight_system_and_a_form_homotopy_are_tracked_to_the_numpy_trackers_ends():
+    """(2,1) in all the weights, two generic forms of one chart: the weight system's solutions at u0 carried to u1,
+    and the form homotopy from (Ga, u1) towards (Gb, u2) up to s = 0.9, by both trackers: the same ends."""
+    from m2bridge import LightningAttention
+    from m2bridge.exact.counts import profile_model
+    from m2bridge.exact.problem import parametrization
+    from m2bridge.homotopy.endgame import FormHomotopy
+    from m2bridge.metric.weight_points import WeightSystem
+
+    model = profile_model(parametrization(LightningAttention((2, 1), 2, 2)))
+    rng = np.random.default_rng(7)
+    chart = np.linalg.qr(rng.standard_normal((2, 2)))[0]
+    n = len(model.M)
+    Ga, Gb = (np.eye(n) + (lambda B: B @ B.T / n)(rng.standard_normal((n, n))) for _ in range(2))
+    a, b = WeightSystem(model, Ga, chart), WeightSystem(model, Gb, chart)
+    X, u0 = a.start(rng)
+    points = homotopy.monodromy(a, X, u0, rng, stall=10).points
+    assert len(points) >= 14
+    u1, u2 = (rng.standard_normal(n) + 1j * rng.standard_normal(n) for _ in range(2))
+    for system, P, start, end in ((a, points, u0, u1), (FormHomotopy(a, b, u1, u2, complex(np.exp(2.1j))), None,
+                                                        np.zeros(1), np.full(1, 0.9))):
+        if P is None:
+            P = tracker.track_numpy(a, points, u0, u1)[0]
+        assert system.kernel_data is not None
+        Yc, okc = compiled.track(system.kernel_data, P, start, end)
+        Yn, okn = tracker.track_numpy(system, P, start, end)
+        assert okc.sum() >= len(P) - 1 and np.array_equal(okc, okn)
+        assert (np.abs(Yc - Yn)[okc].max(axis=1) / np.maximum(1.0, np.abs(Yn[okc]).max(axis=1))).max() < 1e-8

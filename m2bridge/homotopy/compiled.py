@@ -77,6 +77,33 @@ class ProfileTables:
         self.data = (Bw, L)
 
 
+class WeightTables:
+    """The weight system J^T G (c - u) = 0 for c = M(w) a, M(w) = B_0 + sum_i w_i B_i, in x = (w, a)
+    (:class:`m2bridge.metric.weight_points.WeightSystem`) as the kernel reads it: B (m + 1, n, k) and the form G."""
+
+    def __init__(self, B: np.ndarray, G: np.ndarray):
+        B = np.ascontiguousarray(np.asarray(B, dtype=complex))
+        G = np.ascontiguousarray(np.asarray(G, dtype=complex))
+        if B.ndim != 3 or G.shape != (B.shape[1], B.shape[1]):
+            raise ValueError("a weight system's tables are B (m + 1, n, k) and an n x n form G")
+        self.n, self.unknowns = B.shape[1], B.shape[0] - 1 + B.shape[2]
+        self.data = (B, G, np.zeros(1))
+
+
+class FormTables:
+    """The form homotopy gamma (1 - s) J^T Ga (c - ua) + s J^T Gb (c - ub) between two forms of one weight system
+    (:class:`m2bridge.homotopy.endgame.FormHomotopy`), its parameter s, as the kernel reads it."""
+
+    def __init__(self, B: np.ndarray, Ga: np.ndarray, Gb: np.ndarray, ua: np.ndarray, ub: np.ndarray, gamma: complex):
+        B = np.ascontiguousarray(np.asarray(B, dtype=complex))
+        n = B.shape[1]
+        arrays = [np.ascontiguousarray(np.asarray(v, dtype=complex)) for v in (Ga, Gb, ua, ub)]
+        if B.ndim != 3 or [a.shape for a in arrays] != [(n, n), (n, n), (n,), (n,)]:
+            raise ValueError("a form homotopy's tables are B (m + 1, n, k), two n x n forms and two targets")
+        self.n, self.unknowns = 1, B.shape[0] - 1 + B.shape[2]
+        self.data = (B, *arrays, np.array([gamma], dtype=complex))
+
+
 _THREADS = [1]  # the threads of the innermost :func:`threads` (1 outside it)
 
 
@@ -91,7 +118,10 @@ def threads(count: int | None) -> Iterator[None]:
         _THREADS.pop()
 
 
-def track(tables: DistanceTables | ProfileTables, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
+Tables = DistanceTables | ProfileTables | WeightTables | FormTables
+
+
+def track(tables: Tables, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
           min_step: float = 1e-12, max_steps: int = 2000, max_step: float = 0.2, steps: np.ndarray | None = None
           ) -> tuple[np.ndarray, np.ndarray]:
     """The solutions X0 at ``ua`` (one point, or one per row) tracked to ``ub`` by the compiled loop, over the
@@ -131,7 +161,8 @@ def warm_up() -> float:
     return time.perf_counter() - started
 
 
-# --- one step loop for every system: the data's tuple has 8 entries (distance) or 2 (profile) -----------------------
+# --- one step loop for every system: the data's tuple has 8 entries (distance), 2 (profile), 3 (weight) or 6 (form
+# homotopy), and the overloads below pick the evaluation by that length when the loop is compiled ------------------
 
 def _work(D, N):
     raise NotImplementedError
@@ -151,6 +182,15 @@ def _work_impl(D, N):
                     np.empty(ncols, dtype=np.complex128), np.empty((N, N), dtype=np.complex128))
         return impl
 
+    if len(D) in (3, 6):  # the weight system (B, G, -) and the form homotopy (B, Ga, Gb, ua, ub, gamma)
+        def impl3(D, N):
+            m, n, k = D[0].shape[0] - 1, D[0].shape[1], D[0].shape[2]
+            c = np.complex128
+            return (np.empty((n, k), dtype=c), np.empty(n, dtype=c), np.empty((n, m), dtype=c), np.empty(n, dtype=c),
+                    np.empty((N, N), dtype=c), np.empty((n, N), dtype=c), np.empty(n, dtype=c),
+                    np.empty((n, n), dtype=c))
+        return impl3
+
     def impl2(D, N):  # the profile system: (Bw, L)
         m, n, k = D[0].shape[0] - 1, D[0].shape[1], D[0].shape[2]
         c = np.complex128
@@ -167,6 +207,15 @@ def _vel_impl(D, W, x, du, u, out):
             kernels.distance_velocity(x, du, D[0], D[1], D[2], D[3], D[4], D[5], D[6], D[7], W[0], W[1], W[2], W[3], out)
         return impl
 
+    if len(D) == 3:
+        def impl3(D, W, x, du, u, out):
+            kernels.weight_velocity(x, du, u, D[0], D[1], W, out)
+        return impl3
+    if len(D) == 6:
+        def impl6(D, W, x, du, u, out):
+            kernels.form_velocity(x, du, u, D[0], D[1], D[2], D[3], D[4], D[5][0], W, out)
+        return impl6
+
     def impl2(D, W, x, du, u, out):
         kernels.profile_velocity(x, du, u, D[0], D[1], W, out)
     return impl2
@@ -177,6 +226,15 @@ def _newt_impl(D, W, x, u, steps, dx):
         def impl(D, W, x, u, steps, dx):
             return kernels.distance_newton(x, u, steps, D[0], D[1], D[2], D[3], D[4], D[5], D[7], W[0], W[1], W[2], W[3], dx)
         return impl
+
+    if len(D) == 3:
+        def impl3(D, W, x, u, steps, dx):
+            return kernels.weight_newton(x, u, steps, D[0], D[1], W, dx)
+        return impl3
+    if len(D) == 6:
+        def impl6(D, W, x, u, steps, dx):
+            return kernels.form_newton(x, u, steps, D[0], D[1], D[2], D[3], D[4], D[5][0], W, dx)
+        return impl6
 
     def impl2(D, W, x, u, steps, dx):
         return kernels.profile_newton(x, u, steps, D[0], D[1], W, dx)

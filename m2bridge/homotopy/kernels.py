@@ -298,3 +298,174 @@ def profile_newton(x, u, steps, Bw, L, W, dx):
                 if v != v:
                     break
     return corr
+
+
+# --- the weight system: J^T G (c - u) = 0 for c = M(w) a, M(w) = B_0 + sum_i w_i B_i (metric.weight_points) ------
+
+
+@njit(**OPTIONS)
+def weight_map(x, B, Mv, c, P):
+    """M(w), c = M(w) a and P = [B_i a] (the first m columns of J = dc/d(w, a); the others are M(w)) at x = (w, a)."""
+    m, n, k = B.shape[0] - 1, B.shape[1], B.shape[2]
+    for j in range(n):
+        for l in range(k):
+            s = B[0, j, l]
+            for i in range(m):
+                s += x[i] * B[1 + i, j, l]
+            Mv[j, l] = s
+        s = 0.0 + 0.0j
+        for l in range(k):
+            s += Mv[j, l] * x[m + l]
+        c[j] = s
+        for i in range(m):
+            s = 0.0 + 0.0j
+            for l in range(k):
+                s += B[1 + i, j, l] * x[m + l]
+            P[j, i] = s
+
+
+@njit(**OPTIONS)
+def weight_hessian(B, Mv, P, G, g, H, GJ):
+    """H = J^T G J plus the mixed second derivatives of c contracted with g (the blocks (g^T B_i)_l), J = [P | M]."""
+    m, n, k = B.shape[0] - 1, B.shape[1], B.shape[2]
+    N = m + k
+    for a in range(n):
+        for q in range(N):
+            s = 0.0 + 0.0j
+            for b in range(n):
+                s += G[a, b] * (P[b, q] if q < m else Mv[b, q - m])
+            GJ[a, q] = s
+    for p in range(N):
+        for q in range(N):
+            s = 0.0 + 0.0j
+            for a in range(n):
+                s += (P[a, p] if p < m else Mv[a, p - m]) * GJ[a, q]
+            H[p, q] = s
+    for i in range(m):
+        for l in range(k):
+            s = 0.0 + 0.0j
+            for j in range(n):
+                s += g[j] * B[1 + i, j, l]
+            H[i, m + l] += s
+            H[m + l, i] += s
+
+
+@njit(**OPTIONS)
+def weight_transposed(Mv, P, v, out):
+    """out = J^T v, J = [P | M]."""
+    m, k = P.shape[1], Mv.shape[1]
+    for p in range(m + k):
+        s = 0.0 + 0.0j
+        for a in range(v.shape[0]):
+            s += (P[a, p] if p < m else Mv[a, p - m]) * v[a]
+        out[p] = s
+
+
+@njit(**OPTIONS)
+def form_and_gradient(x, s, B, Ga, Gb, ua, ub, gamma, W):
+    """At x and the form homotopy's parameter s: the map (W[0:3]), g = wa Ga (c - ua) + wb Gb (c - ub) in W[3], the
+    combined form wa Ga + wb Gb in W[7] and gamma Ga (c - ua) - Gb (c - ub) in W[6], with wa = gamma (1 - s) and
+    wb = s; returns (wa, wb)."""
+    Mv, c, P, g, G = W[0], W[1], W[2], W[3], W[7]
+    weight_map(x, B, Mv, c, P)
+    wa, wb = gamma * (1.0 - s), s
+    n = B.shape[1]
+    for a in range(n):
+        sa = 0.0 + 0.0j
+        sb = 0.0 + 0.0j
+        for b in range(n):
+            sa += Ga[a, b] * (c[b] - ua[b])
+            sb += Gb[a, b] * (c[b] - ub[b])
+            G[a, b] = wa * Ga[a, b] + wb * Gb[a, b]
+        g[a] = wa * sa + wb * sb
+        W[6][a] = gamma * sa - sb  # d g / d s, the velocity's right-hand side before J^T
+    return wa, wb
+
+
+@njit(**OPTIONS)
+def weight_velocity(x, du, u, B, G, W, out):
+    """The weight system J^T G (c - u) at u: out = dx/dt along u(t) = u_a + t du, the solution of H dx = J^T G du
+    (H = J^T G J plus the second derivatives of c contracted with G (c - u))."""
+    Mv, c, P, g, H, GJ, t = W[0], W[1], W[2], W[3], W[4], W[5], W[6]
+    n = B.shape[1]
+    weight_map(x, B, Mv, c, P)
+    for a in range(n):
+        s = 0.0 + 0.0j
+        r = 0.0 + 0.0j
+        for b in range(n):
+            s += G[a, b] * (c[b] - u[b])
+            r += G[a, b] * du[b]
+        g[a] = s
+        t[a] = r
+    weight_hessian(B, Mv, P, G, g, H, GJ)
+    weight_transposed(Mv, P, t, out)
+    if not solve_in_place(H, out):
+        for q in range(out.shape[0]):
+            out[q] = np.nan
+
+
+@njit(**OPTIONS)
+def weight_newton(x, u, steps, B, G, W, dx):
+    """``steps`` Newton steps on x in place for the weight system at u; returns the size of the last correction."""
+    Mv, c, P, g, H, GJ = W[0], W[1], W[2], W[3], W[4], W[5]
+    n = B.shape[1]
+    corr = np.inf
+    for _ in range(steps):
+        weight_map(x, B, Mv, c, P)
+        for a in range(n):
+            s = 0.0 + 0.0j
+            for b in range(n):
+                s += G[a, b] * (c[b] - u[b])
+            g[a] = s
+        weight_hessian(B, Mv, P, G, g, H, GJ)
+        weight_transposed(Mv, P, g, dx)
+        for q in range(dx.shape[0]):
+            dx[q] = -dx[q]
+        corr = apply_correction(x, dx, solve_in_place(H, dx))
+    return corr
+
+
+@njit(**OPTIONS)
+def form_velocity(x, ds, s, B, Ga, Gb, ua, ub, gamma, W, out):
+    """The form homotopy gamma (1 - s) J^T Ga (c - ua) + s J^T Gb (c - ub): out = dx/dt along s(t) = s_a + t ds,
+    the solution of H dx = ds J^T (gamma Ga (c - ua) - Gb (c - ub)) (H: the homotopy's Jacobian in x)."""
+    Mv, P, g, H, GJ, t, G = W[0], W[2], W[3], W[4], W[5], W[6], W[7]
+    form_and_gradient(x, s[0], B, Ga, Gb, ua, ub, gamma, W)
+    weight_hessian(B, Mv, P, G, g, H, GJ)
+    weight_transposed(Mv, P, t, out)
+    for q in range(out.shape[0]):
+        out[q] = out[q] * ds[0]
+    if not solve_in_place(H, out):
+        for q in range(out.shape[0]):
+            out[q] = np.nan
+
+
+@njit(**OPTIONS)
+def form_newton(x, s, steps, B, Ga, Gb, ua, ub, gamma, W, dx):
+    """``steps`` Newton steps on x in place for the form homotopy at s; returns the size of the last correction."""
+    Mv, P, g, H, GJ, G = W[0], W[2], W[3], W[4], W[5], W[7]
+    corr = np.inf
+    for _ in range(steps):
+        form_and_gradient(x, s[0], B, Ga, Gb, ua, ub, gamma, W)
+        weight_hessian(B, Mv, P, G, g, H, GJ)
+        weight_transposed(Mv, P, g, dx)
+        for q in range(dx.shape[0]):
+            dx[q] = -dx[q]
+        corr = apply_correction(x, dx, solve_in_place(H, dx))
+    return corr
+
+
+@njit(**OPTIONS)
+def apply_correction(x, dx, solved):
+    """x += dx (NaN where the solve failed); returns max |dx_k| (NaN as soon as one is NaN)."""
+    corr = 0.0
+    for k in range(x.shape[0]):
+        if not solved:
+            dx[k] = np.nan
+        x[k] += dx[k]
+        a = abs(dx[k])
+        if a > corr or a != a:
+            corr = a
+            if a != a:
+                break
+    return corr

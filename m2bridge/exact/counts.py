@@ -149,8 +149,9 @@ def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout:
     if notes:
         method += "; " + "; ".join(notes)
     agree = len(set(counts.values())) == 1
-    certificate = f"exact: {len(primes)} primes agree ({by})" if agree else \
-        f"unreliable: the primes disagree (the largest count is shown; {by})"
+    named = f" ({by})" if kind is not None else ""  # which engine, where there is a choice
+    certificate = f"exact: {len(primes)} primes agree{named}" if agree else \
+        f"unreliable: the primes disagree (the largest count is shown{'; ' + by if kind is not None else ''})"
     status = Status.VERIFIED if agree else Status.UNRELIABLE
     solutions = max(counts.values())
     if per_function > 1:

@@ -14,7 +14,7 @@ import sympy
 from m2bridge import LightningAttention, homotopy
 from m2bridge.metric.data import DataError
 from m2bridge.exact.counts import hypersurface_count
-from m2bridge.homotopy.krawczyk import IntervalSystem, krawczyk, precision
+from m2bridge.homotopy.krawczyk import krawczyk, lagrange_system
 from m2bridge.metric.robust import robustness_report
 from m2bridge.metric.classifier import boundary_polynomial, random_classifier, random_input
 from m2bridge.metric.boundary import random_cone
@@ -95,8 +95,7 @@ def test_monodromy_with_trace_test_equals_exact_count_and_rejects_a_subset(m2):
 def test_interval_newton_refuses_a_point_that_is_not_a_solution():
     y1, y2 = sympy.symbols("y_1:3")
     g = y1 ** 2 + y2 ** 2 - 1  # the unit circle; from u = (2, 0) the critical points are (+-1, 0), lam = 1 - 2 = -1
-    with precision():
-        system = IntervalSystem(g, 2, EYE(2), [Fraction(2), Fraction(0)])
+    system = lagrange_system(g, 2, EYE(2), [Fraction(2), Fraction(0)])
     lam = (1 - 2) / 2  # (y - u) = lam * 2 y at y = (1, 0)
     box = krawczyk(system, np.array([1.0, 0.0, lam]), real=True)
     assert box.certified and box.real
@@ -104,7 +103,7 @@ def test_interval_newton_refuses_a_point_that_is_not_a_solution():
     assert far.certified and far.real and box.disjoint(far)
     assert not krawczyk(system, np.array([0.0, 1.0, 0.3])).certified  # not near a solution
     # a circle x^2 + y^2 = -1 has no real points: from u = (2, 0) its two critical points are non-real
-    system2 = IntervalSystem(y1 ** 2 + y2 ** 2 + 1, 2, EYE(2), [Fraction(2), Fraction(0)])
+    system2 = lagrange_system(y1 ** 2 + y2 ** 2 + 1, 2, EYE(2), [Fraction(2), Fraction(0)])
     lam2 = 1 / 2 + 1j  # y = u / (1 - 2 lam) = (2 / (-2i), 0) = (i, 0); |i|^2 + 1 = 0
     y = 2 / (1 - 2 * lam2)
     assert abs(y ** 2 + 1) < 1e-12

@@ -150,7 +150,8 @@ def track(tables: Tables, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
 
 
 def warm_up() -> float:
-    """Compile the step loop for both kinds of system now (or load it from numba's cache); returns the seconds."""
+    """Compile the step loop for every kind of system now (or load it from numba's cache: ``make setup`` does this
+    once, so that no command pays for the compilation); returns the seconds."""
     line = np.zeros((3, 7), dtype=complex)  # g = y1 + 2 y2 in two variables: columns g, grad g, Hessian
     line[0, 0], line[1, 0], line[2, 1], line[2, 2] = 1, 2, 1, 2
     started = time.perf_counter()
@@ -158,6 +159,10 @@ def warm_up() -> float:
           np.zeros(2))
     profile = ProfileTables(np.array([[[1.0], [0.0]], [[0.0], [1.0]]]), np.eye(2))  # c = (1, w) a
     track(profile, np.ones((1, 1)), np.ones(2), np.ones(2))
+    B = profile.data[0]  # the same c = (1, w) a in the weights (w, a)
+    track(WeightTables(B, np.eye(2)), np.ones((1, 2)), np.ones(2), np.ones(2))
+    track(FormTables(B, np.eye(2), 2 * np.eye(2), np.ones(2), np.ones(2), 1.0), np.ones((1, 2)), np.zeros(1),
+          np.zeros(1))
     return time.perf_counter() - started
 
 

@@ -1,111 +1,218 @@
-"""Interval Newton (Krawczyk) certificates for the solutions of the Lagrange system of a hypersurface.
+"""Krawczyk certificates for the solutions of a square polynomial system, in ball arithmetic (python-flint's acb).
 
-F(x) = (g(y), G (y - u) - lam grad g(y)), x = (y, lam) in C^m, is treated as a real system in the real and
-imaginary parts (2m unknowns; its real Jacobian is [[Re J, -Im J], [Im J, Re J]]). For a box B around an
-approximate solution x~ and a float Y ~ J_R(x~)^{-1}: if K(B) = x~ - Y F(x~) + (I - Y J_R(B)) (B - x~) lies in
-the interior of B, then B holds exactly one solution (Krawczyk 1969, Moore). Everything is evaluated in
-interval arithmetic (mpmath.iv, outward rounding; the rational coefficients and u enclosed exactly).
+A system F = (f_1, ..., f_m) in m complex unknowns is given by polynomials (sympy) or by a table of monomials with
+exact coefficients (:class:`BoxSystem`); its Jacobian is derived from it. For a box B (a complex ball: a midpoint and
+the same radius r on the real and the imaginary part of every coordinate) around an approximate solution x~, and any
+matrix Y (here the approximate inverse of J(x~)): if
 
-Because g, G and u are real, the conjugate of a solution is a solution: in a box symmetric about the real
-space (a real center), the unique solution is its own conjugate, so it is real; a box whose imaginary part
-excludes 0 in some coordinate holds a non-real solution. Disjoint boxes hold distinct solutions.
+    K(B) = x~ - Y F(x~) + (I - Y J(B)) (B - x~)
+
+lies in the interior of B, then B holds exactly one solution (Krawczyk 1969; Rump 1983 for uniqueness; for complex
+boxes and holomorphic F, Breiding, Rose and Timme 2020). F(x~) and J(B) are evaluated in acb ball arithmetic
+(outward rounding, the coefficients enclosed exactly), so the test is a proof.
+
+The complex formulation, not the real one in 2m unknowns: acb's rectangular complex arithmetic computes, entry by
+entry, exactly the real and imaginary parts that the real formulation's realified matrices [[Re, -Im], [Im, Re]]
+would, so the enclosures are the same, with half the matrix order and one ball product per complex product.
+
+Where the coefficients are real, the conjugate of a solution is a solution: in a box symmetric about the real space
+(a real midpoint) the unique solution is its own conjugate, so it is real; a box whose imaginary part excludes 0
+in some coordinate holds a non-real solution. Disjoint boxes hold distinct solutions.
+
+:func:`lagrange_system` builds the Lagrange system of a hypersurface, F(x) = (g(y), G (y - u) - lam grad g(y)),
+x = (y, lam); :func:`critical_system` the critical points of (c(x) - u)^T G (c(x) - u), J(x)^T G (c(x) - u) = 0, for
+a polynomial map c (the loss's weight-space system).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from numbers import Number
+from typing import Any
 
 import numpy as np
 import sympy
-from mpmath import iv
+from flint import acb, acb_mat, arb, arb_mat, ctx, fmpq
 
-ZERO = iv.mpf(0)
-
-
-def _enclose(c: Any) -> Any:
-    f = c if isinstance(c, Fraction) else Fraction(str(c))
-    return iv.mpf(f.numerator) / iv.mpf(f.denominator)
+PRECISION = 106  # bits of the ball arithmetic
 
 
-def _mul(a: tuple, b: tuple) -> tuple:
-    return (a[0] * b[0] - a[1] * b[1], a[0] * b[1] + a[1] * b[0])
+def _fraction(c: Any) -> Fraction:
+    """A real number (int, Fraction, float, sympy or flint rational) as an exact Fraction."""
+    if isinstance(c, fmpq):
+        return Fraction(int(c.p), int(c.q))
+    if isinstance(c, sympy.Basic):
+        q = sympy.Rational(c)  # a sympy Float exactly (its binary value)
+        return Fraction(int(q.p), int(q.q))
+    return Fraction(c)
 
 
-class IntervalSystem:
-    """The Lagrange system's residual and Jacobian on complex boxes (pairs of real intervals)."""
-
-    def __init__(self, g: sympy.Expr, n: int, G: Sequence[Sequence[Any]], u: Sequence[Any]):
-        ys = sympy.symbols(f"y_1:{n + 1}")
-        self.n = n
-        self.G = [[_enclose(G[i][j]) for j in range(n)] for i in range(n)]
-        self.u = [_enclose(v) for v in u]
-
-        def terms(expr):
-            return [(m, _enclose(sympy.Rational(c))) for m, c in sympy.Poly(sympy.expand(expr), *ys).terms()
-                    if c != 0]
-
-        self.g = terms(g)
-        self.grad = [terms(sympy.diff(g, y)) for y in ys]
-        self.hess = [[terms(sympy.diff(g, a, b)) for b in ys] for a in ys]
-        self.top = max((max(m) for p in [self.g] + self.grad for m, _ in p), default=0)
-
-    def _powers(self, y: Sequence[tuple]) -> list[list[tuple]]:
-        out = []
-        for v in y:
-            row = [(iv.mpf(1), ZERO)]
-            for _ in range(self.top):
-                row.append(_mul(row[-1], v))
-            out.append(row)
-        return out
-
-    @staticmethod
-    def _eval(poly, powers) -> tuple:
-        re, im = ZERO, ZERO
-        for mono, c in poly:
-            term = (c, ZERO)
-            for k, e in enumerate(mono):
-                if e:
-                    term = _mul(term, powers[k][e])
-            re, im = re + term[0], im + term[1]
-        return re, im
-
-    def residual(self, x: Sequence[tuple]) -> list[tuple]:
-        n = self.n
-        y, lam = x[:n], x[n]
-        P = self._powers(y)
-        out = [self._eval(self.g, P)]
-        for i in range(n):
-            dg = _mul(lam, self._eval(self.grad[i], P))
-            re = sum((self.G[i][j] * (y[j][0] - self.u[j]) for j in range(n)), ZERO) - dg[0]
-            im = sum((self.G[i][j] * y[j][1] for j in range(n)), ZERO) - dg[1]
-            out.append((re, im))
-        return out
-
-    def jacobian(self, x: Sequence[tuple]) -> list[list[tuple]]:
-        n = self.n
-        y, lam = x[:n], x[n]
-        P = self._powers(y)
-        dg = [self._eval(p, P) for p in self.grad]
-        J = [dg + [(ZERO, ZERO)]]
-        for i in range(n):
-            row = []
-            for j in range(n):
-                h = _mul(lam, self._eval(self.hess[i][j], P))
-                row.append((self.G[i][j] - h[0], -h[1]))
-            J.append(row + [(-dg[i][0], -dg[i][1])])
-        return J
+def _parts(c: Any) -> tuple[Fraction, Fraction]:
+    """The exact real and imaginary parts of a coefficient."""
+    if isinstance(c, (complex, np.complexfloating)):
+        return Fraction(c.real), Fraction(c.imag)
+    if isinstance(c, sympy.Basic) and not c.is_real:
+        re, im = c.as_real_imag()
+        return _fraction(re), _fraction(im)
+    if isinstance(c, np.floating):
+        return Fraction(float(c)), Fraction(0)
+    if isinstance(c, np.integer):
+        return Fraction(int(c)), Fraction(0)
+    if not isinstance(c, (Number, Fraction, fmpq, sympy.Basic)):
+        raise TypeError(f"not an exact number: {c!r}")
+    return _fraction(c), Fraction(0)
 
 
-def _realify(J: list[list[tuple]]) -> list[list[Any]]:
-    m = len(J)
-    out = [[ZERO] * (2 * m) for _ in range(2 * m)]
-    for i in range(m):
-        for j in range(m):
-            re, im = J[i][j]
-            out[i][j], out[i][m + j], out[m + i][j], out[m + i][m + j] = re, -im, im, re
-    return out
+def _ball(re: Fraction, im: Fraction) -> acb:
+    """A ball that contains re + i im (exactly the number where it is dyadic), at the working precision."""
+    def enclose(q: Fraction) -> arb:
+        return arb(fmpq(q.numerator, q.denominator)) if q else arb(0)
+    return acb(enclose(re), enclose(im))
+
+
+class BoxSystem:
+    """A square polynomial system F and its Jacobian, evaluated at once on complex balls.
+
+    ``exponents``: (T, m) integer rows, one per monomial; ``coefficients``: T rows of m exact numbers (a column per
+    equation: int, Fraction, float, complex, sympy). Every monomial of F and of its Jacobian is evaluated by one
+    product of an earlier monomial with one unknown, then all of F and J by one ball matrix product."""
+
+    def __init__(self, exponents: np.ndarray, coefficients: Sequence[Sequence[Any]]):
+        exponents = np.asarray(exponents, dtype=np.int64)
+        m = exponents.shape[1]
+        columns: dict[tuple[int, ...], dict[int, tuple[Fraction, Fraction]]] = {}  # monomial -> column -> value
+
+        def add(mono: tuple[int, ...], col: int, value: tuple[Fraction, Fraction]) -> None:
+            if value[0] or value[1]:
+                row = columns.setdefault(mono, {})
+                old = row.get(col, (Fraction(0), Fraction(0)))
+                row[col] = (old[0] + value[0], old[1] + value[1])
+
+        for e, row in zip(exponents, coefficients):
+            if len(row) != m:
+                raise ValueError(f"a square system: {m} unknowns, so {m} coefficients per monomial, got {len(row)}")
+            for i, c in enumerate(row):
+                re, im = _parts(c)
+                mono = tuple(int(v) for v in e)
+                add(mono, i, (re, im))
+                for j in range(m):  # d f_i / d x_j: column m + i m + j
+                    if mono[j]:
+                        lower = mono[:j] + (mono[j] - 1,) + mono[j + 1:]
+                        add(lower, m + i * m + j, (re * mono[j], im * mono[j]))
+        self.m = m
+        self.real = all(not v[1] for row in columns.values() for v in row.values())  # real coefficients
+        self._plan = _monomial_plan(list(columns), m)
+        where = {mono: k for k, (mono, _, _) in enumerate(self._plan)}
+        self._values = [(where[mono], row) for mono, row in columns.items()]
+        self._prec = 0
+        self._matrices: tuple[acb_mat | arb_mat, acb_mat | arb_mat] | None = None
+
+    @classmethod
+    def from_polynomials(cls, polys: Sequence[sympy.Expr | sympy.Poly], variables: Sequence[sympy.Symbol]) -> BoxSystem:
+        """The system of sympy polynomials (exact coefficients) in ``variables`` (as many as polynomials)."""
+        if len(polys) != len(variables):
+            raise ValueError(f"a square system: {len(polys)} polynomials in {len(variables)} unknowns")
+        ps = [sympy.Poly(p, *variables) for p in polys]
+        monos = sorted({mono for p in ps for mono in p.monoms()}) or [(0,) * len(variables)]
+        where = {mono: k for k, mono in enumerate(monos)}
+        table: list[list[Any]] = [[0] * len(ps) for _ in monos]
+        for i, p in enumerate(ps):
+            for mono, c in p.terms():
+                table[where[mono]][i] = c  # sympy numbers (a Float is taken as its binary value, exactly)
+        return cls(np.array(monos, dtype=np.int64).reshape(len(monos), len(variables)), table)
+
+    def _coefficients(self, jacobian: bool) -> acb_mat | arb_mat:
+        """The (monomials, m + m^2) coefficient matrix of F and J, or its first m columns (F), at the working precision
+        (built once per precision): an arb_mat where the coefficients are real (two real products cost less than one
+        complex one)."""
+        if self._prec != ctx.prec:
+            m = self.m
+            rows = [[acb(0)] * (m + m * m) for _ in self._plan]
+            for k, row in self._values:
+                for col, (re, im) in row.items():
+                    rows[k][col] = _ball(re, im)
+            both = acb_mat(rows)
+            alone = acb_mat([r[:m] for r in rows])
+            self._matrices = (both.real, alone.real) if self.real else (both, alone)
+            self._prec = ctx.prec
+        return self._matrices[0 if jacobian else 1]
+
+    def evaluate(self, x: Sequence[acb], jacobian: bool = True) -> tuple[acb_mat, acb_mat | None]:
+        """F (an m x 1 matrix) and J (m x m; None unless ``jacobian``) enclosed over the box x (m acb balls)."""
+        values: list[acb] = []
+        for _, parent, var in self._plan:
+            values.append(acb(1) if parent < 0 else values[parent] * x[var])
+        C = self._coefficients(jacobian)
+        if self.real:
+            re = (arb_mat([[v.real for v in values]]) * C).entries()
+            im = (arb_mat([[v.imag for v in values]]) * C).entries()
+            out = [acb(a, b) for a, b in zip(re, im)]
+        else:
+            out = (acb_mat([values]) * C).entries()
+        m = self.m
+        return acb_mat(m, 1, out[:m]), acb_mat(m, m, out[m:]) if jacobian else None
+
+
+def _monomial_plan(monos: list[tuple[int, ...]], m: int) -> list[tuple[tuple[int, ...], int, int]]:
+    """Every monomial needed, each with a parent (an earlier monomial) and the unknown it is multiplied by: the
+    monomials of the table closed under lowering their last nonzero exponent, ordered by degree; 1 first."""
+    needed = {(0,) * m}
+    for mono in monos:
+        e = mono
+        while e not in needed:
+            needed.add(e)
+            j = max(k for k in range(m) if e[k])
+            e = e[:j] + (e[j] - 1,) + e[j + 1:]
+    order = sorted(needed, key=lambda e: (sum(e), e))
+    where = {e: k for k, e in enumerate(order)}
+    plan = []
+    for e in order:
+        if not any(e):
+            plan.append((e, -1, -1))
+            continue
+        j = max(k for k in range(m) if e[k])
+        plan.append((e, where[e[:j] + (e[j] - 1,) + e[j + 1:]], j))
+    return plan
+
+
+def lagrange_system(g: sympy.Expr, n: int, G: Sequence[Sequence[Any]], u: Sequence[Any]) -> BoxSystem:
+    """g(y) = 0, G (y - u) - lam grad g(y) = 0 in (y_1, ..., y_n, lam): the critical points of the squared distance
+    (y - u)^T G (y - u) from u on the hypersurface g = 0 (G and u exact)."""
+    ys = sympy.symbols(f"y_1:{n + 1}")
+    lam = sympy.Symbol("lam")
+    xs = [*ys, lam]
+    gp = sympy.Poly(g, *xs)
+    Gq = [[sympy.Rational(*_pair(G[i][j])) for j in range(n)] for i in range(n)]
+    uq = [sympy.Rational(*_pair(v)) for v in u]
+    linear = [sympy.Poly(sum((Gq[i][j] * (ys[j] - uq[j]) for j in range(n)), sympy.Integer(0)), *xs) for i in range(n)]
+    polys = [gp] + [linear[i] - sympy.Poly(lam, *xs) * gp.diff(ys[i]) for i in range(n)]
+    return BoxSystem.from_polynomials(polys, xs)
+
+
+def critical_polynomials(c: Sequence[sympy.Expr], variables: Sequence[sympy.Symbol], G: Sequence[Sequence[Any]],
+                         u: Sequence[Any]) -> list[sympy.Expr]:
+    """J(x)^T G (c(x) - u), J = dc/dx, for a polynomial map c of the unknowns ``variables`` (G and u exact)."""
+    xs = list(variables)
+    cs = [sympy.Poly(sympy.expand(e), *xs) for e in c]
+    n = len(cs)
+    Gq = [[sympy.Rational(*_pair(G[i][j])) for j in range(n)] for i in range(n)]
+    residual = [cs[i] - sympy.Rational(*_pair(u[i])) for i in range(n)]
+    weighted = [sum((residual[j] * Gq[i][j] for j in range(n) if Gq[i][j]), sympy.Poly(0, *xs)) for i in range(n)]
+    return [sum((cs[i].diff(x) * weighted[i] for i in range(n)), sympy.Poly(0, *xs)).as_expr() for x in xs]
+
+
+def critical_system(c: Sequence[sympy.Expr], variables: Sequence[sympy.Symbol], G: Sequence[Sequence[Any]],
+                    u: Sequence[Any]) -> BoxSystem:
+    """J(x)^T G (c(x) - u) = 0: the critical points of (c(x) - u)^T G (c(x) - u) (the loss's weight-space system
+    for c = M(v) a on a chart of V)."""
+    return BoxSystem.from_polynomials(critical_polynomials(c, variables, G, u), variables)
+
+
+def _pair(v: Any) -> tuple[int, int]:
+    q = _fraction(v)
+    return q.numerator, q.denominator
 
 
 @dataclass
@@ -117,109 +224,147 @@ class Box:
     certified: bool
     real: bool | None  # True: the solution is real; False: it is not; None: undecided or not certified
 
-    def disjoint(self, other: "Box") -> bool:
+    def disjoint(self, other: Box) -> bool:
+        """Whether the two boxes are apart (with a margin for the rounding of the float comparison)."""
         gap = np.maximum(np.abs(self.center.real - other.center.real), np.abs(self.center.imag - other.center.imag))
-        return bool(gap.max() > self.radius + other.radius)
+        return bool(gap.max() * (1 - 1e-15) > (self.radius + other.radius) * (1 + 1e-15))
 
 
-def _refine(system: IntervalSystem, x: np.ndarray, steps: int = 4) -> list[tuple[Any, Any]]:
-    """Newton steps at 106 bits (midpoints of interval evaluations), for a center accurate past double precision."""
-    from mpmath import mp
-
-    point = [(iv.mpf(v.real), iv.mpf(v.imag)) for v in x]
-    m = len(x)
-    with mp.workprec(PRECISION):
-        for _ in range(steps):
-            F = system.residual(point)
-            J = system.jacobian(point)
-            A = mp.matrix(m, m)
-            b = mp.matrix(m, 1)
-            for i in range(m):
-                b[i] = -mp.mpc(F[i][0].mid, F[i][1].mid)
-                for j in range(m):
-                    A[i, j] = mp.mpc(J[i][j][0].mid, J[i][j][1].mid)
-            try:
-                dx = mp.lu_solve(A, b)
-            except (ZeroDivisionError, TypeError, ValueError):  # a singular matrix (mpmath raises either)
-                break
-            point = [(iv.mpf(p[0].mid + mp.re(dx[i])), iv.mpf(p[1].mid + mp.im(dx[i]))) for i, p in enumerate(point)]
-    return point
+def all_disjoint(boxes: Sequence[Box]) -> bool:
+    """Whether the boxes are pairwise disjoint (so their solutions are distinct)."""
+    if len(boxes) < 2:
+        return True
+    C = np.array([b.center for b in boxes])
+    R = np.array([b.radius for b in boxes])
+    for i in range(len(boxes) - 1):
+        gap = np.maximum(np.abs(C[i + 1:].real - C[i].real), np.abs(C[i + 1:].imag - C[i].imag)).max(axis=1)
+        if not np.all(gap * (1 - 1e-15) > (R[i + 1:] + R[i]) * (1 + 1e-15)):
+            return False
+    return True
 
 
-PRECISION = 106  # bits of the interval arithmetic (set by :func:`precision` around a certification)
+def _identity(m: int) -> acb_mat:
+    return acb_mat(m, m, [int(i == j) for i in range(m) for j in range(m)])
 
 
-class precision:
-    """Context manager: mpmath.iv at PRECISION bits (build the IntervalSystem inside it too)."""
-
-    def __enter__(self):
-        self.saved = iv.prec
-        iv.prec = PRECISION
-
-    def __exit__(self, *exc):
-        iv.prec = self.saved
+def _newton_step(F: acb_mat, J: acb_mat) -> list[acb] | None:
+    """J^-1 F from the midpoints (floating point at the working precision; None where J is singular)."""
+    try:
+        dx = J.mid().solve(F.mid(), algorithm="approx").entries()
+    except ZeroDivisionError:
+        return None
+    return dx if all(d.is_finite() for d in dx) else None
 
 
-def krawczyk(system: IntervalSystem, x: np.ndarray, real: bool = False) -> Box:
-    """Try boxes of growing half-width around x (its real part when ``real``) for a unique solution (the center
-    refined by Newton's method first)."""
-    with precision():
-        return _krawczyk(system, x, real)
+def _refine(system: BoxSystem, x: list[acb], steps: int) -> tuple[list[acb], acb_mat, acb_mat, float | None]:
+    """Newton's method on midpoints at the working precision, for a center accurate past double precision: the
+    center, F there, a Jacobian near it (kept once the steps are small: a chord step then costs F alone), and the size
+    of the last step (None: J singular)."""
+    scale = max([1.0] + [abs(complex(v.mid())) for v in x])
+    F, J = system.evaluate(x)
+    for k in range(steps + 1):
+        dx = _newton_step(F, J)
+        if dx is None:
+            return x, F, J, None
+        size = max(abs(complex(d.mid())) for d in dx)
+        if size < 2.0 ** (20 - ctx.prec) * scale or k == steps:
+            return x, F, J, size
+        x = [(v - d).mid() for v, d in zip(x, dx)]
+        if size > 1e-10 * scale:
+            F, J = system.evaluate(x)
+        else:
+            F, _ = system.evaluate(x, jacobian=False)
+    raise AssertionError("unreachable")
 
 
-def _krawczyk(system: IntervalSystem, x: np.ndarray, real: bool) -> Box:
-    x = np.asarray(x, dtype=complex)
+def unique_root(system: BoxSystem, center: Sequence[acb], radius: float) -> bool:
+    """The Krawczyk test: True when the box of half-width ``radius`` (on the real and the imaginary part of every
+    coordinate) around ``center`` (its midpoints) holds exactly one solution of the system."""
+    center = [acb(c).mid() for c in center]
+    F, J = system.evaluate(center)
+    Y = _preconditioner(J)
+    return Y is not None and _krawczyk_test(system, center, F, Y, radius) is not None
+
+
+def _preconditioner(J: acb_mat) -> acb_mat | None:
+    """The midpoints of an approximate inverse of J's midpoint (None where it is singular)."""
+    try:
+        Y = J.mid().solve(_identity(J.nrows()), algorithm="approx").mid()
+    except ZeroDivisionError:
+        return None
+    return Y if all(e.is_finite() for e in Y.entries()) else None
+
+
+def _krawczyk_test(system: BoxSystem, center: list[acb], F: acb_mat, Y: acb_mat, radius: float) -> list[acb] | None:
+    """The box B = center + [-r, r] (1 + i) in every coordinate (as the balls it is, their radii rounded up) when K(B)
+    lies inside its interior, else None (F = F(center), center exact)."""
+    m = system.m
+    delta = acb(arb(0, radius), arb(0, radius))
+    box = [c + delta for c in center]
+    _, JB = system.evaluate(box)
+    offsets = acb_mat(m, 1, [b - c for b, c in zip(box, center)])  # encloses B - center, whatever the rounding
+    K = acb_mat(m, 1, center) - Y * F + (_identity(m) - Y * JB) * offsets
+    inside = all(b.real.contains_interior(k.real) and b.imag.contains_interior(k.imag)
+                 for b, k in zip(box, K.entries()))
+    return box if inside else None
+
+
+def krawczyk(system: BoxSystem, x: np.ndarray, real: bool = False, prec: int = PRECISION) -> Box:
+    """Try boxes of growing half-width around x (its real part when ``real``) for a unique solution, the center
+    refined by Newton's method at ``prec`` bits first. ``real`` (or an x with no imaginary part) asks for a box
+    symmetric about the real space, whose solution is then real where the system's coefficients are; a complex
+    box that leaves the realness undecided is followed by that real box."""
+    with ctx.workprec(prec):
+        return _krawczyk(system, np.asarray(x, dtype=complex), real)
+
+
+def _krawczyk(system: BoxSystem, x: np.ndarray, real: bool) -> Box:
     if real:
         x = x.real.astype(complex)
     m = len(x)
-    point = _refine(system, x)
-    if real:
-        point = [(p[0], ZERO) for p in point]
-    mid = lambda e: float(iv.mpf(e).mid)  # noqa: E731
-    JR = np.array([[mid(e) for e in row] for row in _realify(system.jacobian(point))])
-    try:
-        Y = np.linalg.inv(JR)
-    except np.linalg.LinAlgError:
+    if m != system.m:
+        raise ValueError(f"a point with {system.m} coordinates expected, got {m}")
+    symmetric = real or not np.any(x.imag)
+    point, F, J, step = _refine(system, [acb(complex(v)) for v in x], steps=4)
+    if symmetric and any(not p.imag.is_zero() for p in point):
+        point = [acb(p.real) for p in point]
+        F, _ = system.evaluate(point, jacobian=False)
+        dx = _newton_step(F, J)
+        step = None if dx is None else max(abs(complex(d.mid())) for d in dx)
+    Y = None if step is None else _preconditioner(J)
+    if Y is None:
         return Box(x, 0.0, False, None)
-    F0 = system.residual(point)
-    F0r = [f[0] for f in F0] + [f[1] for f in F0]
-    step = float(np.abs(Y @ np.array([mid(f) for f in F0r])).max())
-    scale = max(1.0, float(np.abs(x).max()))
+    center = np.array([complex(p.mid()) for p in point])
+    scale = max(1.0, float(np.abs(center).max()))
     r = max(4 * step, 1e-25 * scale)
-    centers = [p[0] for p in point] + [p[1] for p in point]
-    Yi = [[iv.mpf(float(Y[i, j])) for j in range(2 * m)] for i in range(2 * m)]
-    YF = [sum((Yi[i][j] * F0r[j] for j in range(2 * m)), ZERO) for i in range(2 * m)]
     for _ in range(8):
-        box = [(p[0] + iv.mpf([-r, r]), p[1] + iv.mpf([-r, r])) for p in point]
-        flat = [b[0] for b in box] + [b[1] for b in box]
-        JB = _realify(system.jacobian(box))
-        inside = True
-        for i in range(2 * m):
-            k = centers[i] - YF[i]
-            for j in range(2 * m):
-                coeff = (iv.mpf(1) if i == j else ZERO) - sum((Yi[i][l] * JB[l][j] for l in range(2 * m)), ZERO)
-                k += coeff * (flat[j] - centers[j])
-            if not (k.a > flat[i].a and k.b < flat[i].b):
-                inside = False
-                break
-        if inside:
-            if real or not np.any(x.imag):
-                kind = True
-            elif any(b[1].a > 0 or b[1].b < 0 for b in box):
-                kind = False
+        box = _krawczyk_test(system, point, F, Y, r)
+        if box is not None:
+            if symmetric and system.real:
+                kind: bool | None = True
+            elif not symmetric:
+                kind = False if any(not b.imag.contains(0) for b in box) else None  # off the real space
+                if kind is None and system.real:  # perhaps a real solution: the box about the real part decides
+                    real_box = _krawczyk(system, center, True)
+                    if real_box.certified and real_box.real:
+                        return real_box
             else:
                 kind = None
-            center = np.array([complex(float(p[0].mid), float(p[1].mid)) for p in point])
-            return Box(center, r + 1e-15 * scale, True, kind)
+            # widened to hold the box proved around the float center
+            radius = max(max(float(b.real.rad()), float(b.imag.rad())) for b in box)
+            return Box(center, radius * (1 + 1e-8) + 1e-15 * scale, True, kind)
         r *= 10
     return Box(x, r, False, None)
 
 
 def distance_enclosure(box: Box, n: int, u: Sequence[Any]) -> tuple[float, float]:
-    """Bounds on |y - u| over the real part of a real box (its y-coordinates)."""
-    total = iv.mpf(0)
-    for v, c in zip(box.center[:n], u):
-        d = iv.mpf([float(v.real) - box.radius, float(v.real) + box.radius]) - _enclose(c)
-        total += d ** 2
-    dist = iv.sqrt(total)
-    return float(dist.a), float(dist.b)
+    """Bounds on |y - u| over the real part of a real box (its first n coordinates y)."""
+    with ctx.workprec(PRECISION):
+        total = arb(0)
+        for v, c in zip(box.center[:n], u):
+            q = _fraction(c)
+            d = arb(float(v.real), box.radius) - arb(fmpq(q.numerator, q.denominator))
+            total += d * d
+        dist = total.sqrt()
+        lo, hi = float(dist.lower()), float(dist.upper())
+    return float(np.nextafter(lo, -np.inf)), float(np.nextafter(hi, np.inf))

@@ -26,10 +26,10 @@ from m2bridge.exact.counts import Count, hypersurface_count
 from m2bridge.fields import SMALL_PRIME
 from m2bridge.homotopy import DistanceSystem, seed
 from m2bridge.homotopy.krawczyk import (
-    IntervalSystem,
+    all_disjoint,
     distance_enclosure,
     krawczyk,
-    precision,
+    lagrange_system,
 )
 from m2bridge.homotopy.monodromy import MonodromyOptions
 from m2bridge.homotopy.pipeline import solve_and_track
@@ -167,8 +167,7 @@ def _all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: n
 
 def _certify(f: sympy.Expr, n: int, G: list, pts: np.ndarray, x0: list[Fraction]) -> list:
     """A Krawczyk box for every point: real ones (y nearly real) in boxes symmetric about the real space."""
-    with precision():
-        interval = IntervalSystem(f, n, G, x0)
+    interval = lagrange_system(f, n, G, x0)
     boxes = []
     for x in pts:
         y = x[:n]
@@ -293,7 +292,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
                           status=Status.UNRELIABLE)
         at_x0 = count_exact(f, x0)
         boxes = _certify(f, n, identity, pts, x0)
-        distinct = all(b1.disjoint(b2) for i, b1 in enumerate(boxes) for b2 in boxes[i + 1:])
+        distinct = all_disjoint(boxes)
         decided = all(b.certified and b.real is not None for b in boxes)
         complete = (count.value == len(pts) and count.status.certain and distinct
                     and decided and (at_x0 is None or (at_x0.value == len(pts) and at_x0.status.certain)))

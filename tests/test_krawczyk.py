@@ -1,0 +1,154 @@
+"""Krawczyk certificates in ball arithmetic (:mod:`m2bridge.homotopy.krawczyk`), checked against facts known by hand:
+the roots of small systems, double and non-isolated roots, two roots in one box, real and non-real roots."""
+
+from fractions import Fraction
+from math import isqrt
+
+import numpy as np
+import pytest
+import sympy
+from flint import acb
+
+from m2bridge.homotopy.krawczyk import (
+    BoxSystem,
+    all_disjoint,
+    critical_system,
+    distance_enclosure,
+    krawczyk,
+    lagrange_system,
+    unique_root,
+)
+
+x, y = sympy.symbols("x y")
+EYE = lambda n: [[int(i == j) for j in range(n)] for i in range(n)]
+
+
+def _holds(box, root) -> bool:
+    """Whether the box (float center, half-width) contains the exact point ``root`` (Fractions, or (re, im) pairs)."""
+    for c, r in zip(box.center, root):
+        re, im = r if isinstance(r, tuple) else (r, Fraction(0))
+        if abs(Fraction(c.real) - re) > Fraction(box.radius) or abs(Fraction(c.imag) - im) > Fraction(box.radius):
+            return False
+    return True
+
+
+def test_simple_roots_are_certified_in_disjoint_boxes_that_hold_them():
+    # x^2 + y^2 = 5, x y = 2: the four roots (1, 2), (2, 1), (-1, -2), (-2, -1), all simple
+    system = BoxSystem.from_polynomials([x ** 2 + y ** 2 - 5, x * y - 2], [x, y])
+    roots = [(1, 2), (2, 1), (-1, -2), (-2, -1)]
+    boxes = [krawczyk(system, np.array(r) + 1e-9 * np.array([1, -1]), real=True) for r in roots]
+    assert all(b.certified and b.real is True for b in boxes)
+    assert all(_holds(b, [Fraction(v) for v in r]) for b, r in zip(boxes, roots))
+    assert all_disjoint(boxes) and boxes[0].disjoint(boxes[1])
+    assert not all_disjoint(boxes + [boxes[2]])  # a box twice is not two solutions
+
+
+def test_irrational_and_non_dyadic_roots_are_enclosed():
+    # sqrt(2): no float is the root; 1/3: the coefficient 1/3 is no float either (enclosed, not rounded)
+    box = krawczyk(BoxSystem.from_polynomials([x ** 2 - 2], [x]), np.array([1.4142]))
+    assert box.certified and box.real is True
+    lo, hi = Fraction(box.center[0].real) - Fraction(box.radius), Fraction(box.center[0].real) + Fraction(box.radius)
+    assert lo > 0 and lo ** 2 < 2 < hi ** 2
+    table = BoxSystem(np.array([[1], [0]]), [[1], [Fraction(-1, 3)]])  # x - 1/3, as a monomial table
+    third = krawczyk(table, np.array([0.3333]))
+    assert third.certified and _holds(third, [Fraction(1, 3)])
+    assert not _holds(third, [Fraction(1, 3) + Fraction(1, 10 ** 14)])
+
+
+def test_a_double_root_and_a_non_isolated_root_are_not_certified():
+    assert not krawczyk(BoxSystem.from_polynomials([(x - 1) ** 2], [x]), np.array([1 + 1e-12])).certified
+    assert not krawczyk(BoxSystem.from_polynomials([x ** 2, y], [x, y]), np.array([1e-9, 0.0])).certified
+    # x^2 + y^2 = 1 seen from its center u = 0: every point of the circle is critical (lam = 1), none isolated
+    y1, y2 = sympy.symbols("y_1:3")
+    circle = lagrange_system(y1 ** 2 + y2 ** 2 - 1, 2, EYE(2), [0, 0])
+    assert not krawczyk(circle, np.array([0.6, 0.8, 0.5]), real=True).certified
+
+
+def test_two_roots_in_one_box_are_never_one():
+    eps = Fraction(1, 10 ** 12)
+    pair = BoxSystem.from_polynomials([x ** 2 - sympy.Rational(eps.numerator, eps.denominator) ** 2], [x])
+    assert not unique_root(pair, [acb(0)], 1e-10)  # both roots +-1e-12 inside
+    assert not unique_root(pair, [acb(0)], 1.0)
+    assert not krawczyk(pair, np.array([0.0])).certified  # J(0) = 0
+    assert unique_root(pair, [acb(1e-12)], 1e-13)  # one of them alone
+    quarter = BoxSystem.from_polynomials([x ** 2 - sympy.Rational(1, 4)], [x])
+    assert not unique_root(quarter, [acb(0)], 1.0) and unique_root(quarter, [acb(0.5)], 0.1)
+
+
+def test_real_and_non_real_roots_are_told_apart():
+    nonreal = krawczyk(BoxSystem.from_polynomials([x ** 2 + 1, y - x], [x, y]), np.array([1j + 1e-9, 1j]))
+    assert nonreal.certified and nonreal.real is False and _holds(nonreal, [(0, 1), (0, 1)])
+    # a real root found from a complex start: the complex box leaves it open, the box about the real part decides
+    real = krawczyk(BoxSystem.from_polynomials([x ** 2 - 2, y - x], [x, y]), np.array([1.4142 + 1e-4j, 1.4142]))
+    assert real.certified and real.real is True and not np.any(real.center.imag)
+    # complex coefficients: the symmetry argument is void, so the real root 2 of (x - i)(x - 2) stays undecided
+    mixed = BoxSystem.from_polynomials([sympy.expand((x - sympy.I) * (x - 2))], [x])
+    assert not mixed.real
+    two = krawczyk(mixed, np.array([2.0]), real=True)
+    assert two.certified and two.real is None and _holds(two, [Fraction(2)])
+    i = krawczyk(mixed, np.array([1e-9 + 1j]))
+    assert i.certified and i.real is False
+
+
+def test_the_lagrange_system_and_its_distance_enclosure():
+    y1, y2 = sympy.symbols("y_1:3")
+    # the circle from u = (2, 0): critical points (1, 0) at distance 1 (lam = -1/2) and (-1, 0) at 3 (lam = 3/2)
+    system = lagrange_system(y1 ** 2 + y2 ** 2 - 1, 2, EYE(2), [Fraction(2), Fraction(0)])
+    near = krawczyk(system, np.array([1.0 + 1e-8, 0.0, -0.5]), real=True)
+    far = krawczyk(system, np.array([-1.0, 1e-8, 1.5]), real=True)
+    assert near.certified and far.certified and near.real and far.real and near.disjoint(far)
+    lo, hi = distance_enclosure(near, 2, [Fraction(2), Fraction(0)])
+    assert lo <= 1 <= hi and hi - lo < 1e-12
+    lo, hi = distance_enclosure(far, 2, [2, 0])
+    assert lo <= 3 <= hi
+
+
+def test_the_critical_system_of_a_parametrization():
+    # c(t) = (t, t^2) from u = (0, 1): d/dt (t^2 + (t^2 - 1)^2) / 2 = t (2 t^2 - 1), roots 0 and +-1/sqrt(2)
+    t = sympy.Symbol("t")
+    system = critical_system([t, t ** 2], [t], EYE(2), [0, 1])
+    boxes = [krawczyk(system, np.array([v]), real=True) for v in (1e-9, 0.7071, -0.7071)]
+    assert all(b.certified and b.real for b in boxes) and all_disjoint(boxes)
+    assert _holds(boxes[0], [Fraction(0)])
+    for b in boxes[1:]:
+        c, r = Fraction(b.center[0].real), Fraction(b.radius)
+        assert (abs(c) - r) ** 2 <= Fraction(1, 2) <= (abs(c) + r) ** 2
+    # the same from a monomial table in two unknowns (one column per equation, Fractions), and a sympy Poly
+    table = BoxSystem(np.array([[2, 0], [0, 1], [0, 0]]), [[1, 0], [0, 1], [-2, Fraction(-1, 7)]])  # x^2 - 2, y - 1/7
+    box = krawczyk(table, np.array([1.414, 0.1428]))
+    assert box.certified and box.real  # sqrt(2) to 20 digits lies well within the 1e-15 half-width
+    assert _holds(box, [Fraction(isqrt(2 * 10 ** 40), 10 ** 20), Fraction(1, 7)])
+
+
+def test_a_point_far_from_any_root_and_a_wrong_size_are_refused():
+    system = BoxSystem.from_polynomials([x ** 2 + y ** 2 - 5, x * y - 2], [x, y])
+    assert not krawczyk(system, np.array([0.0, 0.0])).certified
+    with pytest.raises(ValueError, match="coordinates"):
+        krawczyk(system, np.array([1.0]))
+    with pytest.raises(ValueError, match="square"):
+        BoxSystem.from_polynomials([x], [x, y])
+
+
+def test_the_loss_weight_space_system_is_certified_point_by_point():
+    # (2,1)'s generic form has 14 critical points (its ED degree, F4 over two primes: docs/findings.md); those found
+    # by monodromy in V alone, lifted to the weights (w, a), are 14 distinct solutions of J^T G (c - u) = 0
+    from m2bridge import LightningAttention
+    from m2bridge.exact.counts import profile_model
+    from m2bridge.exact.problem import parametrization
+    from m2bridge.metric.loss import generic_form
+    from m2bridge.metric.profile_points import profile_points
+
+    param = parametrization(LightningAttention((2, 1), 2, 2))
+    G, u = generic_form(param.ambient_dimension, np.random.default_rng(1))
+    found = profile_points(profile_model(param), np.array(G, dtype=float), np.array(u, dtype=float), None, seed=1)
+    system, X = found.system.in_weights(found.solutions, found.u)
+    B = system.B.real  # c = (B_0 + sum_i w_i B_i) a, the chart's floats taken exactly
+    ws, avars = sympy.symbols(f"w_1:{B.shape[0]}"), sympy.symbols(f"a_1:{B.shape[2] + 1}")
+    c = [sum((sympy.Rational(B[0, i, j]) + sum(w * sympy.Rational(B[l + 1, i, j]) for l, w in enumerate(ws))) * a
+             for j, a in enumerate(avars)) for i in range(B.shape[1])]
+    weight_system = critical_system(c, [*ws, *avars], G, u)
+    boxes = [krawczyk(weight_system, x) for x in X]
+    assert len(boxes) == 14 and all(b.certified and b.real is not None for b in boxes) and all_disjoint(boxes)
+    real = sum(b.real for b in boxes)
+    attained = sum(p.attained for p in found.points)  # the real critical points with real weights
+    assert real == attained

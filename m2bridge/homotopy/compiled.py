@@ -108,6 +108,8 @@ _THREADS = [1]  # the threads of the innermost :func:`threads` (1 outside it)
 
 
 @contextmanager
+
+
 def threads(count: int | None) -> Iterator[None]:
     """Within it, :func:`track` spreads the paths over ``count`` threads (None: every core numba sees)."""
     most = numba.config.NUMBA_NUM_THREADS
@@ -167,16 +169,22 @@ def warm_up() -> float:
 
 
 # --- one step loop for every system: the data's tuple has 8 entries (distance), 2 (profile), 3 (weight) or 6 (form
-# homotopy), and the overloads below pick the evaluation by that length when the loop is compiled ------------------
+# homotopy), and the overloads below pick the evaluation by that length when the loop is compiled
 
 def _work(D, N):
+    """The work arrays of one path of N unknowns (compiled by the overload below)."""
     raise NotImplementedError
+
 
 def _vel(D, W, x, du, u, out):
+    """out = dx/dt at x along u(t) with velocity du (compiled by the overload below)."""
     raise NotImplementedError
 
+
 def _newt(D, W, x, u, steps, dx):
+    """``steps`` Newton steps on x at u, the last correction's size (compiled by the overload below)."""
     raise NotImplementedError
+
 
 @overload(_work)
 def _work_impl(D, N):
@@ -205,11 +213,13 @@ def _work_impl(D, N):
                 np.empty((m, m), dtype=c), np.empty(m, dtype=c), np.empty(n, dtype=c), np.empty(k, dtype=c))
     return impl2
 
+
 @overload(_vel)
 def _vel_impl(D, W, x, du, u, out):
     if len(D) == 8:
         def impl(D, W, x, du, u, out):
-            kernels.distance_velocity(x, du, D[0], D[1], D[2], D[3], D[4], D[5], D[6], D[7], W[0], W[1], W[2], W[3], out)
+            kernels.distance_velocity(x, du, D[0], D[1], D[2], D[3], D[4], D[5], D[6], D[7], W[0], W[1], W[2],
+                                      W[3], out)
         return impl
 
     if len(D) == 3:
@@ -225,11 +235,13 @@ def _vel_impl(D, W, x, du, u, out):
         kernels.profile_velocity(x, du, u, D[0], D[1], W, out)
     return impl2
 
+
 @overload(_newt)
 def _newt_impl(D, W, x, u, steps, dx):
     if len(D) == 8:
         def impl(D, W, x, u, steps, dx):
-            return kernels.distance_newton(x, u, steps, D[0], D[1], D[2], D[3], D[4], D[5], D[7], W[0], W[1], W[2], W[3], dx)
+            return kernels.distance_newton(x, u, steps, D[0], D[1], D[2], D[3], D[4], D[5], D[7], W[0], W[1],
+                                           W[2], W[3], dx)
         return impl
 
     if len(D) == 3:
@@ -244,6 +256,7 @@ def _newt_impl(D, W, x, u, steps, dx):
     def impl2(D, W, x, u, steps, dx):
         return kernels.profile_newton(x, u, steps, D[0], D[1], W, dx)
     return impl2
+
 
 @njit(parallel=True, **kernels.OPTIONS)
 def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S):

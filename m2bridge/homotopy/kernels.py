@@ -20,8 +20,8 @@ from numba import njit
 OPTIONS = dict(cache=os.environ.get("M2BRIDGE_NUMBA_CACHE", "1") != "0", nogil=True, fastmath=False,
                error_model="numpy")
 
-# --- dense complex linear algebra and the size of a point ---------------------------------------------------
 
+# --- dense complex linear algebra, the size of a point, a Newton update -------------------------------------
 
 @njit(**OPTIONS)
 def lu_factor(A, piv):
@@ -48,6 +48,7 @@ def lu_factor(A, piv):
                     A[r, c] -= f * A[k, c]
     return True
 
+
 @njit(**OPTIONS)
 def lu_solve(A, piv, b):
     """b <- A^-1 b from :func:`lu_factor`'s factors."""
@@ -65,6 +66,7 @@ def lu_solve(A, piv, b):
             s -= A[k, c] * b[c]
         b[k] = s / A[k, k]
 
+
 @njit(**OPTIONS)
 def solve_in_place(J, b):
     """b <- J^-1 b (J overwritten by its LU factors); False if J is singular."""
@@ -73,6 +75,43 @@ def solve_in_place(J, b):
         return False
     lu_solve(J, piv, b)
     return True
+
+
+@njit(**OPTIONS)
+def sup_norm(x):
+    """max |x_k| (NaN if an entry is NaN)."""
+    s = 0.0
+    for k in range(x.shape[0]):
+        a = abs(x[k])
+        if a != a:
+            return a
+        if a > s:
+            s = a
+    return s
+
+
+# --- the profile system: r(w; u) = P^T e in whitened coordinates (m2bridge.metric.profile_points) ---------
+
+@njit(**OPTIONS)
+def apply_correction(x, dx):
+    """x += dx; returns max |dx_k| (NaN as soon as one is NaN)."""
+    corr = 0.0
+    for k in range(x.shape[0]):
+        x[k] += dx[k]
+        a = abs(dx[k])
+        if a > corr or a != a:
+            corr = a
+            if a != a:
+                break
+    return corr
+
+
+@njit(**OPTIONS)
+def solve_or_nan(J, b):
+    """b <- J^-1 b (J overwritten), or NaN in every entry where J is singular."""
+    if not solve_in_place(J, b):
+        for k in range(b.shape[0]):
+            b[k] = np.nan
 
 
 # --- the distance system -------------------------------------------------------------------------------------
@@ -100,6 +139,7 @@ def distance_values(y, mvar, mexp, top, ptr, idx, coef, pows, mono, vals, first,
             s += coef[q] * mono[idx[q]]
         vals[c] = s
 
+
 @njit(**OPTIONS)
 def distance_jacobian(x, vals, G, J):
     """J = d(g, G (y - u) - lam grad g) / d(y, lam) from vals."""
@@ -117,6 +157,7 @@ def distance_jacobian(x, vals, G, J):
             J[1 + b, a] = G[b, a] - lam * h
         J[1 + a, n] = -vals[1 + a]
 
+
 @njit(**OPTIONS)
 def distance_velocity(x, du, mvar, mexp, top, ptr, idx, coef, low, G, pows, mono, vals, J, out):
     """out: dx/dt along u(t) = u_a + t du, the solution of J dx = (0, G du) (g itself is not needed)."""
@@ -129,9 +170,8 @@ def distance_velocity(x, du, mvar, mexp, top, ptr, idx, coef, low, G, pows, mono
         for b in range(n):
             s += G[a, b] * du[b]
         out[1 + a] = s
-    if not solve_in_place(J, out):
-        for k in range(out.shape[0]):
-            out[k] = np.nan
+    solve_or_nan(J, out)
+
 
 @njit(**OPTIONS)
 def distance_newton(x, u, steps, mvar, mexp, top, ptr, idx, coef, G, pows, mono, vals, J, dx):
@@ -148,32 +188,10 @@ def distance_newton(x, u, steps, mvar, mexp, top, ptr, idx, coef, G, pows, mono,
             for b in range(n):
                 s += G[a, b] * (x[b] - u[b])
             dx[1 + a] = -(s - lam * vals[1 + a])
-        if not solve_in_place(J, dx):
-            for k in range(dx.shape[0]):
-                dx[k] = np.nan
-        corr = 0.0
-        for k in range(x.shape[0]):
-            x[k] += dx[k]
-            a = abs(dx[k])
-            if a > corr or a != a:  # NaN: no point
-                corr = a
-                if a != a:
-                    break
+        solve_or_nan(J, dx)
+        corr = apply_correction(x, dx)
     return corr
 
-@njit(**OPTIONS)
-def sup_norm(x):
-    """max |x_k| (NaN if an entry is NaN)."""
-    s = 0.0
-    for k in range(x.shape[0]):
-        a = abs(x[k])
-        if a != a:
-            return a
-        if a > s:
-            s = a
-    return s
-
-# --- the profile system: r(w; u) = P^T e in whitened coordinates (m2bridge.metric.profile_points) ---------
 
 @njit(**OPTIONS)
 def profile_jacobian(x, u, Bw, L, W):
@@ -243,6 +261,7 @@ def profile_jacobian(x, u, Bw, L, W):
             Jac[i, i2] = s
     return True
 
+
 @njit(**OPTIONS)
 def profile_velocity(x, du, u, Bw, L, W, out):
     """out: dw/dt along u(t) = u_a + t du: Jac dw = P^T du - Z^T H^-1 M^T du (whitened du)."""
@@ -270,9 +289,8 @@ def profile_velocity(x, du, u, Bw, L, W, out):
         for l in range(k):
             s -= Z[l, i] * q[l]
         out[i] = s
-    if not solve_in_place(Jac, out):
-        for i in range(m):
-            out[i] = np.nan
+    solve_or_nan(Jac, out)
+
 
 @njit(**OPTIONS)
 def profile_newton(x, u, steps, Bw, L, W, dx):
@@ -283,25 +301,15 @@ def profile_newton(x, u, steps, Bw, L, W, dx):
         if profile_jacobian(x, u, Bw, L, W):
             for i in range(x.shape[0]):
                 dx[i] = -r[i]
-            if not solve_in_place(Jac, dx):
-                for i in range(x.shape[0]):
-                    dx[i] = np.nan
+            solve_or_nan(Jac, dx)
         else:
             for i in range(x.shape[0]):
                 dx[i] = np.nan
-        corr = 0.0
-        for i in range(x.shape[0]):
-            x[i] += dx[i]
-            v = abs(dx[i])
-            if v > corr or v != v:
-                corr = v
-                if v != v:
-                    break
+        corr = apply_correction(x, dx)
     return corr
 
 
 # --- the weight system: J^T G (c - u) = 0 for c = M(w) a, M(w) = B_0 + sum_i w_i B_i (metric.weight_points) ------
-
 
 @njit(**OPTIONS)
 def weight_map(x, B, Mv, c, P):
@@ -383,45 +391,52 @@ def form_and_gradient(x, s, B, Ga, Gb, ua, ub, gamma, W):
 
 
 @njit(**OPTIONS)
-def weight_velocity(x, du, u, B, G, W, out):
-    """The weight system J^T G (c - u) at u: out = dx/dt along u(t) = u_a + t du, the solution of H dx = J^T G du
-    (H = J^T G J plus the second derivatives of c contracted with G (c - u))."""
-    Mv, c, P, g, H, GJ, t = W[0], W[1], W[2], W[3], W[4], W[5], W[6]
-    n = B.shape[1]
+def weight_gradient(x, u, B, G, W):
+    """The map at x (W[0:3]) and g = G (c - u) in W[3]."""
+    Mv, c, P, g = W[0], W[1], W[2], W[3]
     weight_map(x, B, Mv, c, P)
+    n = B.shape[1]
     for a in range(n):
         s = 0.0 + 0.0j
-        r = 0.0 + 0.0j
         for b in range(n):
             s += G[a, b] * (c[b] - u[b])
-            r += G[a, b] * du[b]
         g[a] = s
-        t[a] = r
+
+
+@njit(**OPTIONS)
+def solve_with_hessian(B, G, W, v, scale, out):
+    """out = H^-1 J^T v * scale, H = J^T G J plus the second derivatives of c contracted with g (W[3]), from the map
+    in W (NaN where H is singular)."""
+    Mv, P, g, H, GJ = W[0], W[2], W[3], W[4], W[5]
     weight_hessian(B, Mv, P, G, g, H, GJ)
-    weight_transposed(Mv, P, t, out)
-    if not solve_in_place(H, out):
-        for q in range(out.shape[0]):
-            out[q] = np.nan
+    weight_transposed(Mv, P, v, out)
+    for q in range(out.shape[0]):
+        out[q] = out[q] * scale
+    solve_or_nan(H, out)
+
+
+@njit(**OPTIONS)
+def weight_velocity(x, du, u, B, G, W, out):
+    """The weight system J^T G (c - u) at u: out = dx/dt along u(t) = u_a + t du, the solution of H dx = J^T G du."""
+    t = W[6]
+    weight_gradient(x, u, B, G, W)
+    n = B.shape[1]
+    for a in range(n):
+        r = 0.0 + 0.0j
+        for b in range(n):
+            r += G[a, b] * du[b]
+        t[a] = r
+    solve_with_hessian(B, G, W, t, 1.0, out)
 
 
 @njit(**OPTIONS)
 def weight_newton(x, u, steps, B, G, W, dx):
     """``steps`` Newton steps on x in place for the weight system at u; returns the size of the last correction."""
-    Mv, c, P, g, H, GJ = W[0], W[1], W[2], W[3], W[4], W[5]
-    n = B.shape[1]
     corr = np.inf
     for _ in range(steps):
-        weight_map(x, B, Mv, c, P)
-        for a in range(n):
-            s = 0.0 + 0.0j
-            for b in range(n):
-                s += G[a, b] * (c[b] - u[b])
-            g[a] = s
-        weight_hessian(B, Mv, P, G, g, H, GJ)
-        weight_transposed(Mv, P, g, dx)
-        for q in range(dx.shape[0]):
-            dx[q] = -dx[q]
-        corr = apply_correction(x, dx, solve_in_place(H, dx))
+        weight_gradient(x, u, B, G, W)
+        solve_with_hessian(B, G, W, W[3], -1.0, dx)
+        corr = apply_correction(x, dx)
     return corr
 
 
@@ -429,43 +444,16 @@ def weight_newton(x, u, steps, B, G, W, dx):
 def form_velocity(x, ds, s, B, Ga, Gb, ua, ub, gamma, W, out):
     """The form homotopy gamma (1 - s) J^T Ga (c - ua) + s J^T Gb (c - ub): out = dx/dt along s(t) = s_a + t ds,
     the solution of H dx = ds J^T (gamma Ga (c - ua) - Gb (c - ub)) (H: the homotopy's Jacobian in x)."""
-    Mv, P, g, H, GJ, t, G = W[0], W[2], W[3], W[4], W[5], W[6], W[7]
     form_and_gradient(x, s[0], B, Ga, Gb, ua, ub, gamma, W)
-    weight_hessian(B, Mv, P, G, g, H, GJ)
-    weight_transposed(Mv, P, t, out)
-    for q in range(out.shape[0]):
-        out[q] = out[q] * ds[0]
-    if not solve_in_place(H, out):
-        for q in range(out.shape[0]):
-            out[q] = np.nan
+    solve_with_hessian(B, W[7], W, W[6], ds[0], out)
 
 
 @njit(**OPTIONS)
 def form_newton(x, s, steps, B, Ga, Gb, ua, ub, gamma, W, dx):
     """``steps`` Newton steps on x in place for the form homotopy at s; returns the size of the last correction."""
-    Mv, P, g, H, GJ, G = W[0], W[2], W[3], W[4], W[5], W[7]
     corr = np.inf
     for _ in range(steps):
         form_and_gradient(x, s[0], B, Ga, Gb, ua, ub, gamma, W)
-        weight_hessian(B, Mv, P, G, g, H, GJ)
-        weight_transposed(Mv, P, g, dx)
-        for q in range(dx.shape[0]):
-            dx[q] = -dx[q]
-        corr = apply_correction(x, dx, solve_in_place(H, dx))
-    return corr
-
-
-@njit(**OPTIONS)
-def apply_correction(x, dx, solved):
-    """x += dx (NaN where the solve failed); returns max |dx_k| (NaN as soon as one is NaN)."""
-    corr = 0.0
-    for k in range(x.shape[0]):
-        if not solved:
-            dx[k] = np.nan
-        x[k] += dx[k]
-        a = abs(dx[k])
-        if a > corr or a != a:
-            corr = a
-            if a != a:
-                break
+        solve_with_hessian(B, W[7], W, W[3], -1.0, dx)
+        corr = apply_correction(x, dx)
     return corr

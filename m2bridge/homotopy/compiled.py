@@ -4,9 +4,9 @@ threads, for every system that gives its evaluation as data (``kernel_data``: :c
 
 :func:`track` has the contract of :func:`m2bridge.homotopy.tracker.track` (points and ok flags for the solutions X0
 at ``ua`` tracked to ``ub``) and the NumPy tracker's step rules: an RK4 predictor, two Newton steps as corrector, a
-step accepted when the last correction is below 1e-8 of the point's size (then grown by 1.6, up to ``max_step``),
+step accepted when the last correction is below (ACCEPT + FAR |x|) |x| (then grown by 1.6, up to ``max_step``),
 halved when not, a path stopped as failed below ``min_step``, past ``max_steps`` steps or past 1e8 times its start's
-size, and two Newton steps at the end (ok where the last correction is below 1e-6 of the size). The evaluation of
+size, and two Newton steps at the end (ok where the last correction is below (FINAL + FAR |x|) |x|; |x| at least 1). The evaluation of
 residual, Jacobian and velocity, the small complex solves and the step control never call back into Python; the
 paths do not interact, so the points are the same whatever the threads. :mod:`.kernels` has the evaluations; one
 step loop serves every system, the length of the data's tuple picking the evaluation at compile time.
@@ -24,6 +24,12 @@ from numba import njit, prange
 from numba.extending import overload
 
 from m2bridge.homotopy import kernels
+
+
+ACCEPT = 1e-8  # a step is accepted when its last Newton correction is below (ACCEPT + FAR |x|) |x| (|x| >= 1)
+FINAL = 1e-6  # a path arrived when the last correction at its end is below (FINAL + FAR |x|) |x|
+FAR = 1e-12  # in double precision Newton's corrections stall at a level that grows with |x|: without FAR a path to
+# a solution far out (|x| past about 1e4) had every step turned back
 
 
 class DistanceTables:
@@ -143,7 +149,8 @@ def track(tables: Tables, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
     before = numba.get_num_threads()
     numba.set_num_threads(_THREADS[-1])
     try:
-        _track_paths(tables.data, X0, UA, UB, float(min_step), int(max_steps), float(max_step), X, ok, taken)
+        _track_paths(tables.data, X0, UA, UB, float(min_step), int(max_steps), float(max_step), X, ok, taken,
+                     ACCEPT, FINAL, FAR)
     finally:
         numba.set_num_threads(before)
     if steps is not None:
@@ -259,7 +266,7 @@ def _newt_impl(D, W, x, u, steps, dx):
 
 
 @njit(parallel=True, **kernels.OPTIONS)
-def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S):
+def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S, accept, final, far):
     """Every path p from X0[p] at UA[p] to UB[p]: its end in X[p], whether it arrived in ok[p], its steps in S[p]."""
     m, N = X0.shape
     npar = UA.shape[1]
@@ -306,7 +313,7 @@ def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S):
             size = kernels.sup_norm(y)
             scale = max(1.0, size)
             failed = False
-            if corr < 1e-8 * scale:  # False for NaN
+            if corr < (accept + far * scale) * scale:  # False for NaN
                 for k in range(N):
                     x[k] = y[k]
                 t = t + hh
@@ -332,7 +339,8 @@ def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S):
             u[k] = UB[p, k]
         corr = _newt(D, W, x, u, 2, dx)
         size = kernels.sup_norm(x)
-        ok[p] = good_path and corr < 1e-6 * max(1.0, size)
+        scale = max(1.0, size)
+        ok[p] = good_path and corr < (final + far * scale) * scale
         for k in range(N):
             X[p, k] = x[k]
         S[p] = steps

@@ -8,15 +8,26 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 
-def new_points(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6) -> np.ndarray:
+NOISE = 1000.0  # a candidate within this many times its own Newton correction of a point is that point
+
+
+def new_points(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6,
+               noise: np.ndarray | None = None) -> np.ndarray:
     """The candidates not within ``tol`` (relative: times max(1, |c|_inf)) of a known point or of an earlier kept
     candidate, in the max norm of the complex entries (:func:`neighbours`: tens of thousands of points take
-    seconds, not minutes). Rows with an entry that is not finite are no points: dropped."""
+    seconds, not minutes). Rows with an entry that is not finite are no points: dropped. ``noise``: per candidate,
+    how far double precision pins it down (one more Newton correction, :func:`.tracker.noise`); the radius is at
+    least ``NOISE`` times it: far out, Newton's corrections stall at a large fraction of the point's size, and the
+    copies of one solution land farther apart than ``tol`` alone allows."""
     m = candidates.shape[1]
-    candidates = candidates[np.isfinite(candidates).all(axis=1)]
+    finite = np.isfinite(candidates).all(axis=1)
+    candidates = candidates[finite]
     if not len(candidates):
         return candidates.reshape(0, m)
     radius = tol * np.maximum(1.0, np.abs(candidates).max(axis=1))
+    if noise is not None:
+        extra = NOISE * np.asarray(noise, dtype=float)[finite]
+        radius = np.maximum(radius, np.where(np.isfinite(extra), extra, 0.0))
     keep = np.ones(len(candidates), dtype=bool)
     if known.size:
         keep &= np.array([not len(js) for js in neighbours(known, candidates, radius)])

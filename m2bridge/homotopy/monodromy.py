@@ -109,7 +109,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         if reuse and budget < 20000:
             lost = ~arrived
             failed += [(idx[lost & (loop == j)], j) for j in np.unique(loop[lost])]
-        fresh = new_points(sols, X[ok3])
+        fresh = new_points(sols, X[ok3], noise=tracker.noise(system, X[ok3], u0))
         if orbit is not None and len(fresh):  # their partners too (sols stays closed under the symmetry)
             fresh = new_points(sols, closed(fresh))
         if len(fresh):

@@ -10,6 +10,7 @@ from typing import Any, Iterator, Protocol, runtime_checkable
 import numpy as np
 
 from m2bridge.homotopy import compiled
+from m2bridge.homotopy.compiled import ACCEPT, FAR, FINAL
 from m2bridge.homotopy.dedup import new_points
 from m2bridge.parallel import connect, ignore_sigint, local_pool
 
@@ -71,6 +72,15 @@ class _Workers:
 
     def submit(self, fn: Any, *args: Any) -> Any:
         return self.client.submit(fn, *args, pure=False) if self.client is not None else self.local().submit(fn, *args)
+
+
+def noise(system: System, X: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Per point, the size of one more Newton correction at ``u`` (max norm): how far double precision pins it
+    down (:func:`.dedup.new_points` merges copies within a multiple of it)."""
+    if not len(X):
+        return np.zeros(0)
+    U = np.broadcast_to(np.asarray(u, dtype=complex), (len(X), system.n))
+    return newton(system, X, U, steps=1)[1]
 
 
 _WORKERS: list[_Workers] = []  # the innermost :func:`tracking_workers` last
@@ -209,7 +219,7 @@ def _track_numpy(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, mi
         pred = x + hh[:, None] / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
         corr_x, corr = newton(system, pred, u_end, steps=2)
         scale = np.maximum(1.0, np.abs(corr_x).max(axis=1))
-        good = (corr < 1e-8 * scale) & np.isfinite(corr)
+        good = (corr < (ACCEPT + FAR * scale) * scale) & np.isfinite(corr)
         acc = idx[good]
         X[acc] = corr_x[good]
         t[acc] = tt[good] + hh[good]
@@ -224,7 +234,8 @@ def _track_numpy(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, mi
         ok[failed] = False
     ok &= ~active
     X, corr = newton(system, X, ua + du, steps=2)
-    ok &= np.isfinite(corr) & (corr < 1e-6 * np.maximum(1.0, np.abs(X).max(axis=1)))  # Krawczyk decides later
+    size = np.maximum(1.0, np.abs(X).max(axis=1))
+    ok &= np.isfinite(corr) & (corr < (FINAL + FAR * size) * size)  # Krawczyk decides later
     return X, ok
 
 
@@ -245,4 +256,5 @@ def track_all(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
         good = ok1 & ok2
         done.append(Y[good])
         left = left[~good]
-    return new_points(np.zeros((0, system.unknowns)), np.vstack(done))
+    ends = np.vstack(done)
+    return new_points(np.zeros((0, system.unknowns)), ends, noise=noise(system, ends, ub))

@@ -305,6 +305,8 @@ t0 = currentTime();
 (V, npaths) = monodromySolve(PS, p0, {{x0}}, NumberOfNodes => 4, NumberOfEdges => 4, TargetSolutionCount => {COUNT},
     Verbose => true);
 print("POINTS " | toString(length V.PartialSols) | " PATHS " | toString npaths | " SECONDS " | toString(currentTime() - t0));
+printingPrecision = 0;
+scan(points V.PartialSols, s -> print("SOL " | toString flatten apply(coordinates s, z -> {{realPart z, imaginaryPart z}})));
 """
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "m.m2").write_text(code)
@@ -320,7 +322,12 @@ print("POINTS " | toString(length V.PartialSols) | " PATHS " | toString npaths |
     known = [int(k) for k in re.findall(r"(\d+) known sols", out)]
     done = re.search(r"POINTS (\d+) PATHS (\S+)", out)
     if done:
-        return f"{done.group(1)} points, paths {done.group(2)}, {seconds:.1f} s"
+        number = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
+        rows = [[float(v) for v in re.findall(number, line[4:])] for line in out.splitlines() if line.startswith("SOL ")]
+        P = np.array([np.array(r[0::2]) + 1j * np.array(r[1::2]) for r in rows if len(r) == 2 * (n + 1)])
+        distinct = len(new_points(np.zeros((0, n + 1)), P)) if len(P) else 0
+        return (f"{done.group(1)} points reported, {distinct} distinct (m2bridge's dedup, 1e-6 of the size), "
+                f"paths {done.group(2)}, {seconds:.1f} s")
     if timed_out:
         return f"> {limit:.0f} s: at most {max(known, default=0)} points known at a node so far"
     return "failed: " + (out.strip().splitlines() or ["?"])[-1][:150]

@@ -224,3 +224,31 @@ def test_the_weight_system_and_a_form_homotopy_are_tracked_to_the_numpy_trackers
         Yn, okn = tracker.track_numpy(system, P, start, end)
         assert okc.sum() >= len(P) - 1 and np.array_equal(okc, okn)
         assert (np.abs(Yc - Yn)[okc].max(axis=1) / np.maximum(1.0, np.abs(Yn[okc]).max(axis=1))).max() < 1e-8
+
+
+def test_a_polynomial_map_and_its_form_homotopy_are_tracked_to_the_numpy_trackers_ends():
+    """(2,1) on the chart A_11 = 1 as a general polynomial map (a monomial table with second derivatives): its 14
+    critical points at u0 carried to u1, and the form homotopy to another form up to s = 0.9, by both trackers."""
+    from m2bridge import LightningAttention
+    from m2bridge.exact.problem import parametrization
+    from m2bridge.homotopy.endgame import FormHomotopy
+    from m2bridge.metric.weight_points import PolynomialSystem
+
+    param = parametrization(LightningAttention((2, 1), 2, 2))
+    m, n = len(param.weights), param.ambient_dimension
+    rng = np.random.default_rng(11)
+    Ga, Gb = (np.eye(n) + (lambda B: B @ B.T / n)(rng.standard_normal((n, n))) for _ in range(2))
+    a = PolynomialSystem(param.reduced, param.weights, Ga, np.eye(m)[0], np.eye(m)[:, 1:])
+    b = a.with_form(Gb)
+    assert a.kernel_data.n == n and b.kernel_data is not a.kernel_data
+    X, u0 = a.start(rng)
+    points = homotopy.monodromy(a, X, u0, rng, target=14, stall=20).points
+    assert len(points) == 14
+    u1, u2 = (rng.standard_normal(n) + 1j * rng.standard_normal(n) for _ in range(2))
+    carried = tracker.track_numpy(a, points, u0, u1)[0]
+    for system, P, start, end in ((a, points, u0, u1), (FormHomotopy(a, b, u1, u2, complex(np.exp(1.3j))), carried,
+                                                        np.zeros(1), np.full(1, 0.9))):
+        Yc, okc = compiled.track(system.kernel_data, P, start, end)
+        Yn, okn = tracker.track_numpy(system, P, start, end)
+        assert okc.sum() >= len(P) - 1 and np.array_equal(okc, okn)
+        assert (np.abs(Yc - Yn)[okc].max(axis=1) / np.maximum(1.0, np.abs(Yn[okc]).max(axis=1))).max() < 1e-8

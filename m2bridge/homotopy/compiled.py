@@ -1,15 +1,16 @@
 """The compiled path tracker: each path tracked on its own by one compiled loop (numba), the paths spread over
 threads, for every system that gives its evaluation as data (``kernel_data``: :class:`DistanceTables`,
-:class:`ProfileTables`).
+:class:`ProfileTables`, :class:`WeightTables`, :class:`FormTables`, :class:`PolynomialTables`).
 
 :func:`track` has the contract of :func:`m2bridge.homotopy.tracker.track` (points and ok flags for the solutions X0
 at ``ua`` tracked to ``ub``) and the NumPy tracker's step rules: an RK4 predictor, two Newton steps as corrector, a
 step accepted when the last correction is below (ACCEPT + FAR |x|) |x| (then grown by 1.6, up to ``max_step``),
 halved when not, a path stopped as failed below ``min_step``, past ``max_steps`` steps or past 1e8 times its start's
-size, and two Newton steps at the end (ok where the last correction is below (FINAL + FAR |x|) |x|; |x| at least 1). The evaluation of
-residual, Jacobian and velocity, the small complex solves and the step control never call back into Python; the
-paths do not interact, so the points are the same whatever the threads. :mod:`.kernels` has the evaluations; one
-step loop serves every system, the length of the data's tuple picking the evaluation at compile time.
+size, and two Newton steps at the end (ok where the last correction is below (FINAL + FAR |x|) |x|; |x| at least
+1). The evaluation of residual, Jacobian and velocity, the small complex solves and the step control never call
+back into Python; the paths do not interact, so the points are the same whatever the threads. :mod:`.kernels` and
+:mod:`.map_kernels` have the evaluations; one step loop serves every system, the length of the data's tuple picking
+the evaluation at compile time.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import numpy as np
 from numba import njit, prange
 from numba.extending import overload
 
-from m2bridge.homotopy import kernels
+from m2bridge.homotopy import kernels, map_kernels
 
 
 ACCEPT = 1e-8  # a step is accepted when its last Newton correction is below (ACCEPT + FAR |x|) |x| (|x| >= 1)
@@ -46,25 +47,57 @@ class DistanceTables:
             raise ValueError("a distance system's table has the columns g, grad g and the Hessian, one row per "
                              "monomial in n variables, and an n x n form")
         self.n, self.unknowns = n, n + 1  # parameters u; unknowns (y, lam)
-        order = np.argsort(E.sum(axis=1), kind="stable")  # by degree: the derivatives use the first monomials
-        E, C = E[order], C[order]
-        factors = max(1, int((E > 0).sum(axis=1).max(initial=1)))
-        mvar = np.zeros((len(E), factors), dtype=np.int64)  # the variables of each monomial ...
-        mexp = np.zeros((len(E), factors), dtype=np.int64)  # ... and their powers (0: no factor)
-        for t, row in enumerate(E):
-            nz = np.nonzero(row)[0]
-            mvar[t, :len(nz)], mexp[t, :len(nz)] = nz, row[nz]
         columns = [0, *range(1, n + 1), *(1 + n + a * n + b for a in range(n) for b in range(a, n))]
-        ptr, idx, coef = [0], [], []
-        for c in columns:  # g, grad g and the upper triangle of the symmetric Hessian, as sparse columns
-            nz = np.nonzero(C[:, c])[0]
-            idx += list(nz)
-            coef += list(C[nz, c])
-            ptr.append(len(idx))
-        idx_a = np.array(idx, dtype=np.int64)
-        derivatives = int(idx_a[ptr[1]:].max(initial=-1)) + 1  # the monomials grad g and the Hessian use
-        self.data = (mvar, mexp, int(E.max(initial=0)), np.array(ptr, dtype=np.int64), idx_a,
-                     np.array(coef, dtype=complex), derivatives, G)
+        table = sparse_table(E, C, columns)  # g, grad g and the upper triangle of the symmetric Hessian
+        derivatives = int(table[4][table[3][1]:].max(initial=-1)) + 1  # the monomials grad g and the Hessian use
+        self.data = (*table, derivatives, G)
+
+
+def sparse_table(E: np.ndarray, C: np.ndarray, columns: list[int]) -> tuple:
+    """(mvar, mexp, top, ptr, idx, coef): the monomials (rows of exponents E), by degree, each as at most ``deg``
+    (variable, power) factors, and the ``columns`` of C as sparse lists of (monomial, coefficient) terms."""
+    order = np.argsort(E.sum(axis=1), kind="stable")  # by degree: the derivatives use the first monomials
+    E, C = E[order], C[order]
+    factors = max(1, int((E > 0).sum(axis=1).max(initial=1)))
+    mvar = np.zeros((len(E), factors), dtype=np.int64)  # the variables of each monomial ...
+    mexp = np.zeros((len(E), factors), dtype=np.int64)  # ... and their powers (0: no factor)
+    for t, row in enumerate(E):
+        nz = np.nonzero(row)[0]
+        mvar[t, :len(nz)], mexp[t, :len(nz)] = nz, row[nz]
+    ptr, idx, coef = [0], [], []
+    for c in columns:
+        nz = np.nonzero(C[:, c])[0]
+        idx += list(nz)
+        coef += list(C[nz, c])
+        ptr.append(len(idx))
+    return (mvar, mexp, int(E.max(initial=0)), np.array(ptr, dtype=np.int64), np.array(idx, dtype=np.int64),
+            np.array(coef, dtype=complex))
+
+
+class PolynomialTables:
+    """The system J^T G (c - u) = 0 of a polynomial map c(x) (n coordinates, m unknowns:
+    :class:`m2bridge.metric.weight_points.PolynomialSystem`) as the kernel reads it, from the monomial table of c,
+    its first derivatives (n * m) and second derivatives (n * m * m; the upper triangles are read), and the form G;
+    :meth:`towards` gives the form homotopy from it to another form and target on the same map."""
+
+    def __init__(self, exponents: np.ndarray, coefficients: np.ndarray, G: np.ndarray):
+        E = np.asarray(exponents, dtype=np.int64)
+        C = np.asarray(coefficients, dtype=complex)
+        G = np.ascontiguousarray(np.asarray(G, dtype=complex))
+        n, m = G.shape[0], E.shape[1]
+        if E.ndim != 2 or C.shape != (len(E), n + n * m + n * m * m) or G.shape != (n, n):
+            raise ValueError("a polynomial map's table has the columns c, dc/dx and d2c/dx2 for an n x n form")
+        hessians = [n + n * m + (k * m + i) * m + j for k in range(n) for i in range(m) for j in range(i, m)]
+        self.n, self.unknowns = n, m
+        self.data = (*sparse_table(E, C, [*range(n + n * m), *hessians]), G)
+
+    def towards(self, Gb: np.ndarray, ua: np.ndarray, ub: np.ndarray, gamma: complex) -> "PolynomialTables":
+        """The form homotopy gamma (1 - s) J^T G (c - ua) + s J^T Gb (c - ub), its parameter s."""
+        other = object.__new__(PolynomialTables)
+        other.n, other.unknowns = 1, self.unknowns
+        other.data = (*self.data, *(np.ascontiguousarray(np.asarray(v, dtype=complex)) for v in (Gb, ua, ub)),
+                      np.array([gamma], dtype=complex))
+        return other
 
 
 class ProfileTables:
@@ -126,7 +159,7 @@ def threads(count: int | None) -> Iterator[None]:
         _THREADS.pop()
 
 
-Tables = DistanceTables | ProfileTables | WeightTables | FormTables
+Tables = DistanceTables | ProfileTables | WeightTables | FormTables | PolynomialTables
 
 
 def track(tables: Tables, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
@@ -172,11 +205,18 @@ def warm_up() -> float:
     track(WeightTables(B, np.eye(2)), np.ones((1, 2)), np.ones(2), np.ones(2))
     track(FormTables(B, np.eye(2), 2 * np.eye(2), np.ones(2), np.ones(2), 1.0), np.ones((1, 2)), np.zeros(1),
           np.zeros(1))
+    E = np.array([[1, 1], [0, 1], [1, 0], [0, 0]])  # c = (x1 x2, x2): its table (c, dc/dx, d2c/dx2) by hand
+    C = np.zeros((4, 2 + 4 + 8), dtype=complex)
+    C[0, 0] = C[1, 1] = C[1, 2] = C[2, 3] = C[3, 5] = C[3, 7] = C[3, 8] = 1  # c; x2, x1, 0, 1; d2(x1 x2) = 1
+    polynomial = PolynomialTables(E, C, np.eye(2))
+    track(polynomial, np.ones((1, 2)), np.ones(2), np.ones(2))
+    track(polynomial.towards(2 * np.eye(2), np.ones(2), np.ones(2), 1.0), np.ones((1, 2)), np.zeros(1), np.zeros(1))
     return time.perf_counter() - started
 
 
-# --- one step loop for every system: the data's tuple has 8 entries (distance), 2 (profile), 3 (weight) or 6 (form
-# homotopy), and the overloads below pick the evaluation by that length when the loop is compiled
+# --- one step loop for every system: the data's tuple has 8 entries (distance), 2 (profile), 3 (weight), 6 (its form
+# homotopy), 7 (a polynomial map) or 11 (its form homotopy); the overloads pick the evaluation by that length when
+# the loop is compiled
 
 def _work(D, N):
     """The work arrays of one path of N unknowns (compiled by the overload below)."""
@@ -201,6 +241,15 @@ def _work_impl(D, N):
             return (np.empty((top + 1, n), dtype=np.complex128), np.empty(T, dtype=np.complex128),
                     np.empty(ncols, dtype=np.complex128), np.empty((N, N), dtype=np.complex128))
         return impl
+
+    if len(D) in (7, 11):  # a polynomial map (its table, G) and its form homotopy (its table, Ga, Gb, ua, ub, gamma)
+        def impl7(D, N):
+            T, ncols, top, n = D[0].shape[0], D[3].shape[0] - 1, D[2], D[6].shape[0]
+            c = np.complex128
+            return (np.empty((top + 1, N), dtype=c), np.empty(T, dtype=c), np.empty(ncols, dtype=c),
+                    np.empty(n, dtype=c), np.empty((n, N), dtype=c), np.empty(n, dtype=c), np.empty((N, N), dtype=c),
+                    np.empty((n, N), dtype=c), np.empty(n, dtype=c), np.empty((n, n), dtype=c))
+        return impl7
 
     if len(D) in (3, 6):  # the weight system (B, G, -) and the form homotopy (B, Ga, Gb, ua, ub, gamma)
         def impl3(D, N):
@@ -229,13 +278,21 @@ def _vel_impl(D, W, x, du, u, out):
                                       W[3], out)
         return impl
 
+    if len(D) == 7:
+        def impl7(D, W, x, du, u, out):
+            map_kernels.polynomial_velocity(x, du, u, D, W, out)
+        return impl7
+    if len(D) == 11:
+        def impl11(D, W, x, du, u, out):
+            map_kernels.polynomial_form_velocity(x, du, u, D, W, out)
+        return impl11
     if len(D) == 3:
         def impl3(D, W, x, du, u, out):
-            kernels.weight_velocity(x, du, u, D[0], D[1], W, out)
+            map_kernels.weight_velocity(x, du, u, D[0], D[1], W, out)
         return impl3
     if len(D) == 6:
         def impl6(D, W, x, du, u, out):
-            kernels.form_velocity(x, du, u, D[0], D[1], D[2], D[3], D[4], D[5][0], W, out)
+            map_kernels.form_velocity(x, du, u, D[0], D[1], D[2], D[3], D[4], D[5][0], W, out)
         return impl6
 
     def impl2(D, W, x, du, u, out):
@@ -251,13 +308,21 @@ def _newt_impl(D, W, x, u, steps, dx):
                                            W[2], W[3], dx)
         return impl
 
+    if len(D) == 7:
+        def impl7(D, W, x, u, steps, dx):
+            return map_kernels.polynomial_newton(x, u, steps, D, W, dx)
+        return impl7
+    if len(D) == 11:
+        def impl11(D, W, x, u, steps, dx):
+            return map_kernels.polynomial_form_newton(x, u, steps, D, W, dx)
+        return impl11
     if len(D) == 3:
         def impl3(D, W, x, u, steps, dx):
-            return kernels.weight_newton(x, u, steps, D[0], D[1], W, dx)
+            return map_kernels.weight_newton(x, u, steps, D[0], D[1], W, dx)
         return impl3
     if len(D) == 6:
         def impl6(D, W, x, u, steps, dx):
-            return kernels.form_newton(x, u, steps, D[0], D[1], D[2], D[3], D[4], D[5][0], W, dx)
+            return map_kernels.form_newton(x, u, steps, D[0], D[1], D[2], D[3], D[4], D[5][0], W, dx)
         return impl6
 
     def impl2(D, W, x, u, steps, dx):

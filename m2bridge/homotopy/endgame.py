@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from m2bridge.homotopy import tracker
-from m2bridge.homotopy.compiled import FormTables, WeightTables
+from m2bridge.homotopy.compiled import FormTables, PolynomialTables, WeightTables
 from m2bridge.homotopy.dedup import ending_together, new_points, nonsingular
 from m2bridge.homotopy.tracker import solve_linear
 
@@ -29,13 +29,15 @@ class FormHomotopy:
         self.shared = bool(getattr(a, "shares_map", lambda other: False)(b))
 
     @property
-    def kernel_data(self) -> FormTables | None:
-        """The compiled tracker's tables where ``a`` and ``b`` are one weight system for two forms, else None (then
-        the NumPy tracker tracks it)."""
-        tables = getattr(self.a, "kernel_data", None)
-        if not self.shared or not isinstance(tables, WeightTables):
-            return None
-        return FormTables(tables.data[0], self.a.G, self.b.G, self.ua, self.ub, self.gamma)
+    def kernel_data(self) -> FormTables | PolynomialTables | None:
+        """The compiled tracker's tables where ``a`` and ``b`` are one weight system or one polynomial map for two
+        forms, else None (then the NumPy tracker tracks it)."""
+        tables = getattr(self.a, "kernel_data", None) if self.shared else None
+        if isinstance(tables, WeightTables):
+            return FormTables(tables.data[0], self.a.G, self.b.G, self.ua, self.ub, self.gamma)
+        if isinstance(tables, PolynomialTables):
+            return tables.towards(self.b.G, self.ua, self.ub, self.gamma)
+        return None
 
     def _parts(self, X: np.ndarray, S: np.ndarray):
         s = np.broadcast_to(np.asarray(S, dtype=complex), (X.shape[0], 1))[:, 0]

@@ -1,6 +1,6 @@
 """The compiled (numba) kernels of the path tracker, one path at a time: small dense complex linear algebra, and the
-evaluation, velocity and Newton step of each system the compiled tracker takes (:mod:`.compiled` has the step loop
-and the tables these read).
+evaluation, velocity and Newton step of the distance system and the profile system (:mod:`.map_kernels` has those
+of the systems J^T G (c - u) = 0 of a map; :mod:`.compiled` the step loop and the tables these read).
 
 The distance system g(y) = 0, G (y - u) - lam grad g(y) = 0 reads (mvar, mexp, top, ptr, idx, coef, low, G): each
 monomial of g, grad g and the Hessian as at most ``deg`` (variable, power) factors, and each of the columns g, grad g
@@ -117,9 +117,9 @@ def solve_or_nan(J, b):
 # --- the distance system -------------------------------------------------------------------------------------
 
 @njit(**OPTIONS)
-def distance_values(y, mvar, mexp, top, ptr, idx, coef, pows, mono, vals, first, monos):
-    """vals: g, grad g, the Hessian's upper triangle at y, from column ``first`` on, from the first ``monos``
-    monomials (pows, mono: work space)."""
+def table_values(y, mvar, mexp, top, ptr, idx, coef, pows, mono, vals, first, monos):
+    """vals: the table's columns at y (for the distance system g, grad g, the Hessian's upper triangle), from column
+    ``first`` on, from the first ``monos`` monomials (pows, mono: work space)."""
     n = y.shape[0]
     for i in range(n):
         pows[0, i] = 1.0
@@ -162,7 +162,7 @@ def distance_jacobian(x, vals, G, J):
 def distance_velocity(x, du, mvar, mexp, top, ptr, idx, coef, low, G, pows, mono, vals, J, out):
     """out: dx/dt along u(t) = u_a + t du, the solution of J dx = (0, G du) (g itself is not needed)."""
     n = G.shape[0]
-    distance_values(x[:n], mvar, mexp, top, ptr, idx, coef, pows, mono, vals, 1, low)
+    table_values(x[:n], mvar, mexp, top, ptr, idx, coef, pows, mono, vals, 1, low)
     distance_jacobian(x, vals, G, J)
     out[0] = 0.0
     for a in range(n):
@@ -179,7 +179,7 @@ def distance_newton(x, u, steps, mvar, mexp, top, ptr, idx, coef, G, pows, mono,
     n = G.shape[0]
     corr = np.inf
     for _ in range(steps):
-        distance_values(x[:n], mvar, mexp, top, ptr, idx, coef, pows, mono, vals, 0, mvar.shape[0])
+        table_values(x[:n], mvar, mexp, top, ptr, idx, coef, pows, mono, vals, 0, mvar.shape[0])
         distance_jacobian(x, vals, G, J)
         lam = x[n]
         dx[0] = -vals[0]
@@ -305,155 +305,5 @@ def profile_newton(x, u, steps, Bw, L, W, dx):
         else:
             for i in range(x.shape[0]):
                 dx[i] = np.nan
-        corr = apply_correction(x, dx)
-    return corr
-
-
-# --- the weight system: J^T G (c - u) = 0 for c = M(w) a, M(w) = B_0 + sum_i w_i B_i (metric.weight_points) ------
-
-@njit(**OPTIONS)
-def weight_map(x, B, Mv, c, P):
-    """M(w), c = M(w) a and P = [B_i a] (the first m columns of J = dc/d(w, a); the others are M(w)) at x = (w, a)."""
-    m, n, k = B.shape[0] - 1, B.shape[1], B.shape[2]
-    for j in range(n):
-        for l in range(k):
-            s = B[0, j, l]
-            for i in range(m):
-                s += x[i] * B[1 + i, j, l]
-            Mv[j, l] = s
-        s = 0.0 + 0.0j
-        for l in range(k):
-            s += Mv[j, l] * x[m + l]
-        c[j] = s
-        for i in range(m):
-            s = 0.0 + 0.0j
-            for l in range(k):
-                s += B[1 + i, j, l] * x[m + l]
-            P[j, i] = s
-
-
-@njit(**OPTIONS)
-def weight_hessian(B, Mv, P, G, g, H, GJ):
-    """H = J^T G J plus the mixed second derivatives of c contracted with g (the blocks (g^T B_i)_l), J = [P | M]."""
-    m, n, k = B.shape[0] - 1, B.shape[1], B.shape[2]
-    N = m + k
-    for a in range(n):
-        for q in range(N):
-            s = 0.0 + 0.0j
-            for b in range(n):
-                s += G[a, b] * (P[b, q] if q < m else Mv[b, q - m])
-            GJ[a, q] = s
-    for p in range(N):
-        for q in range(N):
-            s = 0.0 + 0.0j
-            for a in range(n):
-                s += (P[a, p] if p < m else Mv[a, p - m]) * GJ[a, q]
-            H[p, q] = s
-    for i in range(m):
-        for l in range(k):
-            s = 0.0 + 0.0j
-            for j in range(n):
-                s += g[j] * B[1 + i, j, l]
-            H[i, m + l] += s
-            H[m + l, i] += s
-
-
-@njit(**OPTIONS)
-def weight_transposed(Mv, P, v, out):
-    """out = J^T v, J = [P | M]."""
-    m, k = P.shape[1], Mv.shape[1]
-    for p in range(m + k):
-        s = 0.0 + 0.0j
-        for a in range(v.shape[0]):
-            s += (P[a, p] if p < m else Mv[a, p - m]) * v[a]
-        out[p] = s
-
-
-@njit(**OPTIONS)
-def form_and_gradient(x, s, B, Ga, Gb, ua, ub, gamma, W):
-    """At x and the form homotopy's parameter s: the map (W[0:3]), g = wa Ga (c - ua) + wb Gb (c - ub) in W[3], the
-    combined form wa Ga + wb Gb in W[7] and gamma Ga (c - ua) - Gb (c - ub) in W[6], with wa = gamma (1 - s) and
-    wb = s; returns (wa, wb)."""
-    Mv, c, P, g, G = W[0], W[1], W[2], W[3], W[7]
-    weight_map(x, B, Mv, c, P)
-    wa, wb = gamma * (1.0 - s), s
-    n = B.shape[1]
-    for a in range(n):
-        sa = 0.0 + 0.0j
-        sb = 0.0 + 0.0j
-        for b in range(n):
-            sa += Ga[a, b] * (c[b] - ua[b])
-            sb += Gb[a, b] * (c[b] - ub[b])
-            G[a, b] = wa * Ga[a, b] + wb * Gb[a, b]
-        g[a] = wa * sa + wb * sb
-        W[6][a] = gamma * sa - sb  # d g / d s, the velocity's right-hand side before J^T
-    return wa, wb
-
-
-@njit(**OPTIONS)
-def weight_gradient(x, u, B, G, W):
-    """The map at x (W[0:3]) and g = G (c - u) in W[3]."""
-    Mv, c, P, g = W[0], W[1], W[2], W[3]
-    weight_map(x, B, Mv, c, P)
-    n = B.shape[1]
-    for a in range(n):
-        s = 0.0 + 0.0j
-        for b in range(n):
-            s += G[a, b] * (c[b] - u[b])
-        g[a] = s
-
-
-@njit(**OPTIONS)
-def solve_with_hessian(B, G, W, v, scale, out):
-    """out = H^-1 J^T v * scale, H = J^T G J plus the second derivatives of c contracted with g (W[3]), from the map
-    in W (NaN where H is singular)."""
-    Mv, P, g, H, GJ = W[0], W[2], W[3], W[4], W[5]
-    weight_hessian(B, Mv, P, G, g, H, GJ)
-    weight_transposed(Mv, P, v, out)
-    for q in range(out.shape[0]):
-        out[q] = out[q] * scale
-    solve_or_nan(H, out)
-
-
-@njit(**OPTIONS)
-def weight_velocity(x, du, u, B, G, W, out):
-    """The weight system J^T G (c - u) at u: out = dx/dt along u(t) = u_a + t du, the solution of H dx = J^T G du."""
-    t = W[6]
-    weight_gradient(x, u, B, G, W)
-    n = B.shape[1]
-    for a in range(n):
-        r = 0.0 + 0.0j
-        for b in range(n):
-            r += G[a, b] * du[b]
-        t[a] = r
-    solve_with_hessian(B, G, W, t, 1.0, out)
-
-
-@njit(**OPTIONS)
-def weight_newton(x, u, steps, B, G, W, dx):
-    """``steps`` Newton steps on x in place for the weight system at u; returns the size of the last correction."""
-    corr = np.inf
-    for _ in range(steps):
-        weight_gradient(x, u, B, G, W)
-        solve_with_hessian(B, G, W, W[3], -1.0, dx)
-        corr = apply_correction(x, dx)
-    return corr
-
-
-@njit(**OPTIONS)
-def form_velocity(x, ds, s, B, Ga, Gb, ua, ub, gamma, W, out):
-    """The form homotopy gamma (1 - s) J^T Ga (c - ua) + s J^T Gb (c - ub): out = dx/dt along s(t) = s_a + t ds,
-    the solution of H dx = ds J^T (gamma Ga (c - ua) - Gb (c - ub)) (H: the homotopy's Jacobian in x)."""
-    form_and_gradient(x, s[0], B, Ga, Gb, ua, ub, gamma, W)
-    solve_with_hessian(B, W[7], W, W[6], ds[0], out)
-
-
-@njit(**OPTIONS)
-def form_newton(x, s, steps, B, Ga, Gb, ua, ub, gamma, W, dx):
-    """``steps`` Newton steps on x in place for the form homotopy at s; returns the size of the last correction."""
-    corr = np.inf
-    for _ in range(steps):
-        form_and_gradient(x, s[0], B, Ga, Gb, ua, ub, gamma, W)
-        solve_with_hessian(B, W[7], W, W[3], -1.0, dx)
         corr = apply_correction(x, dx)
     return corr

@@ -23,7 +23,7 @@ from tqdm import tqdm
 
 from m2bridge.deadline import Budget
 from m2bridge.exact.counts import Count, ProfileModel
-from m2bridge.homotopy.compiled import WeightTables
+from m2bridge.homotopy.compiled import PolynomialTables, WeightTables
 from m2bridge.homotopy.dedup import new_points, nonsingular
 from m2bridge.homotopy.endgame import form_homotopy
 from m2bridge.homotopy.monodromy import MonodromyOptions, monodromy
@@ -183,6 +183,14 @@ class PolynomialSystem(_FormSystem):
 
     def _map(self) -> tuple:
         return (self.exponents, self.coefficients)
+
+    @property
+    def kernel_data(self) -> PolynomialTables:
+        """The compiled tracker's tables for the current form (made once per form)."""
+        key = np.asarray(self.G).tobytes()
+        if getattr(self, "_kernel", (None,))[0] != key:
+            self._kernel = (key, PolynomialTables(self.exponents, self.coefficients, self.G))
+        return self._kernel[1]
 
     def evaluate(self, X: np.ndarray) -> tuple:
         return self._all(X)

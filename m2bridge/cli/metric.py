@@ -107,7 +107,7 @@ def register(sub: Any) -> None:
                    help="time limit of each step of the weight-space critical points on the parametrization's critical "
                         "locus (one layer; default 60; 0 skips them)")
     p.add_argument("--count-seconds", type=positive_seconds, default=120.0, metavar="S",
-                   help="time limit of each exact count (F4) of one layer; past it, monodromy with the trace test "
+                   help="time limit of each exact count (F4 or msolve) of one layer; past it, monodromy with the trace test "
                         "counts, certified or a lower bound (default 120)")
     add_path_workers(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the data, the generic form and the runs")

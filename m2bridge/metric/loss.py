@@ -283,7 +283,7 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
     return report
 
 
-_MONODROMY = ("monodromy in V alone on a chart of the scaling (the best A in closed form), the exact count's F4 "
+_MONODROMY = ("monodromy in V alone on a chart of the scaling (the best A in closed form), the exact count's "
               "Groebner bases not having finished")
 
 
@@ -296,13 +296,13 @@ def _within(count: Any, timeout: float | None, count_seconds: float | None) -> C
     try:
         return count(limit)
     except M2Timeout:
-        return Count(None, "F4 Groebner bases (Macaulay2)", f"not computed: F4 did not finish within {limit:g} s "
-                     "(--count-seconds)", {}, limit, status=Status.NOT_COMPUTED)
+        return Count(None, "Groebner bases (Macaulay2's F4 or msolve)", f"not computed: the exact count did not finish "
+                     f"within {limit:g} s (--count-seconds)", {}, limit, status=Status.NOT_COMPUTED)
 
 
 def _past_groebner(count: Count, generic: Count, found: WeightPoints, how: str, run: Budget, t1: float, seed: int,
                    generic_points: Callable[[float | None, int | None], WeightPoints]) -> tuple[Count, Count, WeightPoints]:
-    """Where F4 did not finish: the count at the data from the points monodromy found there (``found``, started at
+    """Where the exact count did not finish: the count at the data from the points monodromy found there (``found``, started at
     ``t1``), and the generic one from monodromy at the generic form (``generic_points(a share of what is left of
     the run, the exact number of solutions if known)``), each with its certificate (the trace test, or a lower
     bound). Where the data's count is only a lower bound (the trace test fails for data-induced forms under which
@@ -367,7 +367,7 @@ def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_
     found = system_points(system, form.u_float(), at_random_u.exact_solutions, count.exact_solutions, seed=seed,
                           seconds=run.share(0.3), progress=progress, per_function=per)
     count, generic, found = _past_groebner(
-        count, generic, found, f"monodromy in weight space on the chart {fixed} = 1, the exact count's F4 Groebner "
+        count, generic, found, f"monodromy in weight space on the chart {fixed} = 1, the exact count's Groebner "
         "bases not having finished", run, t1, seed,
         lambda left, target: system_points(system.with_form(np.array(Gg, dtype=float)), np.array(ug, dtype=float),
                                            target, None, seed=seed + 1, seconds=left, per_function=per))

@@ -114,6 +114,29 @@ def solve_or_nan(J, b):
             b[k] = np.nan
 
 
+@njit(**OPTIONS)
+def pencil(x, B, M):
+    """M = B_0 + sum_i x_i B_i (i < m, B: (m + 1, n, k)), the matrix of an attention layer at chart coordinates x."""
+    m, n, k = B.shape[0] - 1, B.shape[1], B.shape[2]
+    for j in range(n):
+        for l in range(k):
+            s = B[0, j, l]
+            for i in range(m):
+                s += x[i] * B[1 + i, j, l]
+            M[j, l] = s
+
+
+@njit(**OPTIONS)
+def form_times(G, v, shift, out):
+    """out = G (v - shift), or G v where ``shift`` is None."""
+    n = v.shape[0]
+    for a in range(n):
+        s = 0.0 + 0.0j
+        for b in range(n):
+            s += G[a, b] * (v[b] if shift is None else v[b] - shift[b])
+        out[a] = s
+
+
 # --- the distance system -------------------------------------------------------------------------------------
 
 @njit(**OPTIONS)
@@ -205,12 +228,7 @@ def profile_jacobian(x, u, Bw, L, W):
         for i in range(j, n):  # L is lower triangular: (u L)_j = sum_{i >= j} u_i L_ij
             s += u[i] * L[i, j]
         Uw[j] = s
-    for j in range(n):
-        for l in range(k):
-            s = Bw[0, j, l]
-            for i in range(m):
-                s += x[i] * Bw[1 + i, j, l]
-            Mv[j, l] = s
+    pencil(x, Bw, Mv)
     for l in range(k):
         for l2 in range(l, k):
             s = 0.0 + 0.0j

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from m2bridge.homotopy.kernels import OPTIONS, apply_correction, solve_or_nan, table_values
+from m2bridge.homotopy.kernels import OPTIONS, apply_correction, form_times, pencil, solve_or_nan, table_values
 
 
 # --- the weight system: J^T G (c - u) = 0 for c = M(w) a, M(w) = B_0 + sum_i w_i B_i (metric.weight_points) ------
@@ -18,12 +18,8 @@ from m2bridge.homotopy.kernels import OPTIONS, apply_correction, solve_or_nan, t
 def weight_map(x, B, Mv, c, P):
     """M(w), c = M(w) a and P = [B_i a] (the first m columns of J = dc/d(w, a); the others are M(w)) at x = (w, a)."""
     m, n, k = B.shape[0] - 1, B.shape[1], B.shape[2]
+    pencil(x, B, Mv)
     for j in range(n):
-        for l in range(k):
-            s = B[0, j, l]
-            for i in range(m):
-                s += x[i] * B[1 + i, j, l]
-            Mv[j, l] = s
         s = 0.0 + 0.0j
         for l in range(k):
             s += Mv[j, l] * x[m + l]
@@ -99,14 +95,8 @@ def form_and_gradient(x, s, B, Ga, Gb, ua, ub, gamma, W):
 @njit(**OPTIONS)
 def weight_gradient(x, u, B, G, W):
     """The map at x (W[0:3]) and g = G (c - u) in W[3]."""
-    Mv, c, P, g = W[0], W[1], W[2], W[3]
-    weight_map(x, B, Mv, c, P)
-    n = B.shape[1]
-    for a in range(n):
-        s = 0.0 + 0.0j
-        for b in range(n):
-            s += G[a, b] * (c[b] - u[b])
-        g[a] = s
+    weight_map(x, B, W[0], W[1], W[2])
+    form_times(G, W[1], u, W[3])
 
 
 @njit(**OPTIONS)
@@ -124,15 +114,9 @@ def solve_with_hessian(B, G, W, v, scale, out):
 @njit(**OPTIONS)
 def weight_velocity(x, du, u, B, G, W, out):
     """The weight system J^T G (c - u) at u: out = dx/dt along u(t) = u_a + t du, the solution of H dx = J^T G du."""
-    t = W[6]
     weight_gradient(x, u, B, G, W)
-    n = B.shape[1]
-    for a in range(n):
-        r = 0.0 + 0.0j
-        for b in range(n):
-            r += G[a, b] * du[b]
-        t[a] = r
-    solve_with_hessian(B, G, W, t, 1.0, out)
+    form_times(G, du, None, W[6])
+    solve_with_hessian(B, G, W, W[6], 1.0, out)
 
 
 @njit(**OPTIONS)
@@ -221,27 +205,15 @@ def polynomial_solve(G, W, v, scale, out):
 def polynomial_gradient(x, u, D, W):
     """The map at x and g = G (c - u) in W[5]."""
     polynomial_map(x, D, W)
-    c, g, G = W[3], W[5], D[6]
-    n = c.shape[0]
-    for a in range(n):
-        s = 0.0 + 0.0j
-        for b in range(n):
-            s += G[a, b] * (c[b] - u[b])
-        g[a] = s
+    form_times(D[6], W[3], u, W[5])
 
 
 @njit(**OPTIONS)
 def polynomial_velocity(x, du, u, D, W, out):
     """dx/dt along u(t) = u_a + t du for J^T G (c - u) = 0: H dx = J^T G du."""
     polynomial_gradient(x, u, D, W)
-    t, G = W[8], D[6]
-    n = t.shape[0]
-    for a in range(n):
-        s = 0.0 + 0.0j
-        for b in range(n):
-            s += G[a, b] * du[b]
-        t[a] = s
-    polynomial_solve(G, W, t, 1.0, out)
+    form_times(D[6], du, None, W[8])
+    polynomial_solve(D[6], W, W[8], 1.0, out)
 
 
 @njit(**OPTIONS)

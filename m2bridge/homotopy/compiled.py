@@ -3,11 +3,17 @@ threads, for every system that gives its evaluation as data (``kernel_data``: :c
 :class:`ProfileTables`, :class:`WeightTables`, :class:`FormTables`, :class:`PolynomialTables`).
 
 :func:`track` has the contract of :func:`m2bridge.homotopy.tracker.track` (points and ok flags for the solutions X0
-at ``ua`` tracked to ``ub``) and the NumPy tracker's step rules: an RK4 predictor, two Newton steps as corrector, a
-step accepted when the last correction is below (ACCEPT + FAR |x|) |x| (then grown by 1.6, up to ``max_step``),
-halved when not, a path stopped as failed below ``min_step``, past ``max_steps`` steps or past 1e8 times its start's
-size, and two Newton steps at the end (ok where the last correction is below (FINAL + FAR |x|) |x|; |x| at least
-1). The evaluation of residual, Jacobian and velocity, the small complex solves and the step control never call
+at ``ua`` tracked to ``ub``): an RK4 predictor and two Newton steps as corrector, as the NumPy tracker (the last Newton
+step's evaluation also gives the velocity where the next step starts), with a step control of its own. A step is accepted when the predictor's error (the first Newton correction, relative to |x|) is
+below PREDICT and Newton contracts (the second correction below CONTRACT times the first, or below
+(ACCEPT + FAR |x|) |x|, where double precision stops it); the next step aims the first correction at AIM (the
+predictor's error grows as the fifth power of the step: the step is scaled by (AIM / error)^(1/5), at most GROW
+times, up to ``max_step``). A path stops as failed below ``min_step``, past ``max_steps`` steps or past 1e8 times its
+start's size; two Newton steps end it (ok where the last correction is below (FINAL + FAR |x|) |x|; |x| at least 1).
+The NumPy tracker, the reference, keeps the former rule (accept when the second correction is below
+(ACCEPT + FAR |x|) |x|, grow by 1.6 or halve): on the (3,1) profile system it turned back a third of its steps whose
+Newton steps contracted a hundredfold, and took twice as many steps (bench/monodromy.py prints both).
+The evaluation of residual, Jacobian and velocity, the small complex solves and the step control never call
 back into Python; the paths do not interact, so the points are the same whatever the threads. :mod:`.kernels` and
 :mod:`.map_kernels` have the evaluations; one step loop serves every system, the length of the data's tuple picking
 the evaluation at compile time.
@@ -31,6 +37,10 @@ ACCEPT = 1e-8  # a step is accepted when its last Newton correction is below (AC
 FINAL = 1e-6  # a path arrived when the last correction at its end is below (FINAL + FAR |x|) |x|
 FAR = 1e-12  # in double precision Newton's corrections stall at a level that grows with |x|: without FAR a path to
 # a solution far out (|x| past about 1e4) had every step turned back
+PREDICT = 1e-3  # the largest predictor error (first Newton correction over |x|) of an accepted step
+CONTRACT = 0.1  # Newton contracts: the second correction below this times the first
+AIM = 3e-4  # the predictor error the step control aims at
+GROW = 2.5  # the most a step grows after an accepted one
 
 
 class DistanceTables:
@@ -144,11 +154,11 @@ class FormTables:
 
 
 _THREADS = [1]  # the threads of the innermost :func:`threads` (1 outside it)
+_CHUNK = 4  # paths per chunk a thread takes (numba's default, equal shares, left one of two threads idle a third of
+# the time on the (3,1) profile system)
 
 
 @contextmanager
-
-
 def threads(count: int | None) -> Iterator[None]:
     """Within it, :func:`track` spreads the paths over ``count`` threads (None: every core numba sees)."""
     most = numba.config.NUMBA_NUM_THREADS
@@ -181,10 +191,12 @@ def track(tables: Tables, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
         return X, ok
     before = numba.get_num_threads()
     numba.set_num_threads(_THREADS[-1])
+    chunks = numba.set_parallel_chunksize(_CHUNK)  # paths to threads in small chunks: their lengths vary tenfold
     try:
         _track_paths(tables.data, X0, UA, UB, float(min_step), int(max_steps), float(max_step), X, ok, taken,
-                     ACCEPT, FINAL, FAR)
+                     np.array([ACCEPT, FINAL, FAR, PREDICT, CONTRACT, AIM, GROW]))
     finally:
+        numba.set_parallel_chunksize(chunks)
         numba.set_num_threads(before)
     if steps is not None:
         steps[:] = taken
@@ -230,6 +242,12 @@ def _vel(D, W, x, du, u, out):
 
 def _newt(D, W, x, u, steps, dx):
     """``steps`` Newton steps on x at u, the last correction's size (compiled by the overload below)."""
+    raise NotImplementedError
+
+
+def _correct(D, W, x, u, du, dx, out):
+    """One Newton step on x at u and out = dx/dt along du at x before it, from one evaluation; the correction's size
+    (compiled by the overload below)."""
     raise NotImplementedError
 
 
@@ -330,9 +348,52 @@ def _newt_impl(D, W, x, u, steps, dx):
     return impl2
 
 
+@overload(_correct)
+def _correct_impl(D, W, x, u, du, dx, out):
+    if len(D) == 8:
+        def impl(D, W, x, u, du, dx, out):
+            return kernels.distance_correct(x, u, du, D[0], D[1], D[2], D[3], D[4], D[5], D[7], W[0], W[1], W[2],
+                                            W[3], dx, out)
+        return impl
+    if len(D) == 7:
+        def impl7(D, W, x, u, du, dx, out):
+            return map_kernels.polynomial_correct(x, u, du, D, W, dx, out)
+        return impl7
+    if len(D) == 11:
+        def impl11(D, W, x, u, du, dx, out):
+            return map_kernels.polynomial_form_correct(x, u, du, D, W, dx, out)
+        return impl11
+    if len(D) == 3:
+        def impl3(D, W, x, u, du, dx, out):
+            return map_kernels.weight_correct(x, u, du, D[0], D[1], W, dx, out)
+        return impl3
+    if len(D) == 6:
+        def impl6(D, W, x, u, du, dx, out):
+            return map_kernels.form_correct(x, u, du, D[0], D[1], D[2], D[3], D[4], D[5][0], W, dx, out)
+        return impl6
+
+    def impl2(D, W, x, u, du, dx, out):
+        return kernels.profile_correct(x, u, du, D[0], D[1], W, dx, out)
+    return impl2
+
+
+@njit(**kernels.OPTIONS)
+def _step_factor(error, aim, grow):
+    """How much the next step grows (or shrinks) for a predictor error ``error`` (relative) when aiming at ``aim``:
+    (aim / error)^(1/5) with a safety factor, between 0.25 and ``grow``; 0.5 where the error is NaN."""
+    if error != error:
+        return 0.5
+    if error <= 0.0:
+        return grow
+    return min(grow, max(0.25, 0.8 * (aim / error) ** 0.2))
+
+
 @njit(parallel=True, **kernels.OPTIONS)
-def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S, accept, final, far):
-    """Every path p from X0[p] at UA[p] to UB[p]: its end in X[p], whether it arrived in ok[p], its steps in S[p]."""
+def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S, rules):
+    """Every path p from X0[p] at UA[p] to UB[p]: its end in X[p], whether it arrived in ok[p], its steps in S[p];
+    ``rules``: ACCEPT, FINAL, FAR, PREDICT, CONTRACT, AIM, GROW."""
+    accept, final, far = rules[0], rules[1], rules[2]
+    predict, contract, aim, grow = rules[3], rules[4], rules[5], rules[6]
     m, N = X0.shape
     npar = UA.shape[1]
     rounds = max(50000, max_steps + 1)
@@ -354,6 +415,8 @@ def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S, accept,
         steps = 0
         good_path = True
         active = True
+        fresh = False  # k1 holds the velocity at (x, t): from the last Newton step of the step that reached x (at
+        # the point before its correction, off by less than the correction), kept when a step is turned back
         bound = 1e8 * max(1.0, kernels.sup_norm(x))
         for _ in range(rounds):
             steps += 1
@@ -362,7 +425,9 @@ def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S, accept,
                 ut[k] = UA[p, k] + t * du[k]
                 umid[k] = ut[k] + hh / 2 * du[k]
                 u[k] = ut[k] + hh * du[k]
-            _vel(D, W, x, du, ut, k1)
+            if not fresh:
+                _vel(D, W, x, du, ut, k1)
+                fresh = True
             for k in range(N):
                 y[k] = x[k] + hh / 2 * k1[k]
             _vel(D, W, y, du, umid, k2)
@@ -374,21 +439,25 @@ def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S, accept,
             _vel(D, W, y, du, u, k4)
             for k in range(N):
                 y[k] = x[k] + hh / 6 * (k1[k] + 2 * k2[k] + 2 * k3[k] + k4[k])
-            corr = _newt(D, W, y, u, 2, dx)
+            first = _newt(D, W, y, u, 1, dx)
+            corr = _correct(D, W, y, u, du, dx, k2)  # k2: the velocity at the step's end, k1 of the next step
             size = kernels.sup_norm(y)
             scale = max(1.0, size)
+            error = first / scale
+            factor = _step_factor(error, aim, grow)
             failed = False
-            if corr < (accept + far * scale) * scale:  # False for NaN
+            if error < predict and (corr < contract * first or corr < (accept + far * scale) * scale):  # NaN: False
                 for k in range(N):
                     x[k] = y[k]
+                    k1[k] = k2[k]
                 t = t + hh
-                h = min(h * 1.6, max_step)
+                h = min(h * factor, max_step)
                 if t >= 1 - 1e-14:
                     active = False
                 if size > bound:
                     failed = True
             else:
-                h = h / 2
+                h = h * min(0.5, factor)
                 if h < min_step:
                     failed = True
             if steps > max_steps:
@@ -409,4 +478,3 @@ def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S, accept,
         for k in range(N):
             X[p, k] = x[k]
         S[p] = steps
-

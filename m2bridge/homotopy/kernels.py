@@ -115,6 +115,19 @@ def solve_or_nan(J, b):
 
 
 @njit(**OPTIONS)
+def solve_two_or_nan(J, b, c):
+    """b <- J^-1 b and c <- J^-1 c (J overwritten, factored once), or NaN in every entry where J is singular."""
+    piv = np.empty(J.shape[0], dtype=np.int64)
+    if lu_factor(J, piv):
+        lu_solve(J, piv, b)
+        lu_solve(J, piv, c)
+    else:
+        for k in range(b.shape[0]):
+            b[k] = np.nan
+            c[k] = np.nan
+
+
+@njit(**OPTIONS)
 def pencil(x, B, M):
     """M = B_0 + sum_i x_i B_i (i < m, B: (m + 1, n, k)), the matrix of an attention layer at chart coordinates x."""
     m, n, k = B.shape[0] - 1, B.shape[1], B.shape[2]
@@ -197,23 +210,45 @@ def distance_velocity(x, du, mvar, mexp, top, ptr, idx, coef, low, G, pows, mono
 
 
 @njit(**OPTIONS)
+def distance_system(x, u, mvar, mexp, top, ptr, idx, coef, G, pows, mono, vals, J, dx):
+    """J (the Jacobian) and dx = -F, the distance system's residual negated, at (x, u)."""
+    n = G.shape[0]
+    table_values(x[:n], mvar, mexp, top, ptr, idx, coef, pows, mono, vals, 0, mvar.shape[0])
+    distance_jacobian(x, vals, G, J)
+    lam = x[n]
+    dx[0] = -vals[0]
+    for a in range(n):
+        s = 0.0 + 0.0j
+        for b in range(n):
+            s += G[a, b] * (x[b] - u[b])
+        dx[1 + a] = -(s - lam * vals[1 + a])
+
+
+@njit(**OPTIONS)
 def distance_newton(x, u, steps, mvar, mexp, top, ptr, idx, coef, G, pows, mono, vals, J, dx):
     """``steps`` Newton steps on x in place at the parameters u; returns the size of the last correction."""
-    n = G.shape[0]
     corr = np.inf
     for _ in range(steps):
-        table_values(x[:n], mvar, mexp, top, ptr, idx, coef, pows, mono, vals, 0, mvar.shape[0])
-        distance_jacobian(x, vals, G, J)
-        lam = x[n]
-        dx[0] = -vals[0]
-        for a in range(n):
-            s = 0.0 + 0.0j
-            for b in range(n):
-                s += G[a, b] * (x[b] - u[b])
-            dx[1 + a] = -(s - lam * vals[1 + a])
+        distance_system(x, u, mvar, mexp, top, ptr, idx, coef, G, pows, mono, vals, J, dx)
         solve_or_nan(J, dx)
         corr = apply_correction(x, dx)
     return corr
+
+
+@njit(**OPTIONS)
+def distance_correct(x, u, du, mvar, mexp, top, ptr, idx, coef, G, pows, mono, vals, J, dx, out):
+    """One Newton step on x in place at u, and out = dx/dt along du at x before it (one evaluation, one
+    factorization); returns the size of the correction."""
+    n = G.shape[0]
+    distance_system(x, u, mvar, mexp, top, ptr, idx, coef, G, pows, mono, vals, J, dx)
+    out[0] = 0.0
+    for a in range(n):
+        s = 0.0 + 0.0j
+        for b in range(n):
+            s += G[a, b] * du[b]
+        out[1 + a] = s
+    solve_two_or_nan(J, dx, out)
+    return apply_correction(x, dx)
 
 
 @njit(**OPTIONS)
@@ -283,12 +318,37 @@ def profile_jacobian(x, u, Bw, L, W):
 @njit(**OPTIONS)
 def profile_velocity(x, du, u, Bw, L, W, out):
     """out: dw/dt along u(t) = u_a + t du: Jac dw = P^T du - Z^T H^-1 M^T du (whitened du)."""
-    Mv, H, piv, P, Z, Jac, duw, q = W[1], W[2], W[3], W[7], W[8], W[10], W[12], W[13]
-    m, n, k = Bw.shape[0] - 1, Bw.shape[1], Bw.shape[2]
     if not profile_jacobian(x, u, Bw, L, W):
-        for i in range(m):
+        for i in range(out.shape[0]):
             out[i] = np.nan
         return
+    profile_rate(du, Bw, L, W, out)
+    solve_or_nan(W[10], out)
+
+
+@njit(**OPTIONS)
+def profile_correct(x, u, du, Bw, L, W, dx, out):
+    """One Newton step on x in place at u, and out = dw/dt along du at x before it (one evaluation, one
+    factorization); returns the size of the correction."""
+    if profile_jacobian(x, u, Bw, L, W):
+        r = W[11]
+        for i in range(x.shape[0]):
+            dx[i] = -r[i]
+        profile_rate(du, Bw, L, W, out)
+        solve_two_or_nan(W[10], dx, out)
+    else:
+        for i in range(x.shape[0]):
+            dx[i] = np.nan
+            out[i] = np.nan
+    return apply_correction(x, dx)
+
+
+@njit(**OPTIONS)
+def profile_rate(du, Bw, L, W, out):
+    """out = P^T du - Z^T H^-1 M^T du (whitened du), the right-hand side of the velocity's equation, from the parts
+    :func:`profile_jacobian` left in W."""
+    Mv, H, piv, P, Z, duw, q = W[1], W[2], W[3], W[7], W[8], W[12], W[13]
+    m, n, k = Bw.shape[0] - 1, Bw.shape[1], Bw.shape[2]
     for j in range(n):
         s = 0.0 + 0.0j
         for i in range(j, n):
@@ -307,7 +367,6 @@ def profile_velocity(x, du, u, Bw, L, W, out):
         for l in range(k):
             s -= Z[l, i] * q[l]
         out[i] = s
-    solve_or_nan(Jac, out)
 
 
 @njit(**OPTIONS)

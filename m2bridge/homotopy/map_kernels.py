@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from m2bridge.homotopy.kernels import OPTIONS, apply_correction, form_times, pencil, solve_or_nan, table_values
+from m2bridge.homotopy.kernels import (OPTIONS, apply_correction, form_times, pencil, solve_or_nan, solve_two_or_nan,
+                                       table_values)
 
 
 # --- the weight system: J^T G (c - u) = 0 for c = M(w) a, M(w) = B_0 + sum_i w_i B_i (metric.weight_points) ------
@@ -100,15 +101,33 @@ def weight_gradient(x, u, B, G, W):
 
 
 @njit(**OPTIONS)
-def solve_with_hessian(B, G, W, v, scale, out):
-    """out = H^-1 J^T v * scale, H = J^T G J plus the second derivatives of c contracted with g (W[3]), from the map
-    in W (NaN where H is singular)."""
+def hessian_system(B, G, W, v, scale, out):
+    """H (W[4]) = J^T G J plus the second derivatives of c contracted with g (W[3]), and out = J^T v * scale, from
+    the map in W."""
     Mv, P, g, H, GJ = W[0], W[2], W[3], W[4], W[5]
     weight_hessian(B, Mv, P, G, g, H, GJ)
     weight_transposed(Mv, P, v, out)
     for q in range(out.shape[0]):
         out[q] = out[q] * scale
-    solve_or_nan(H, out)
+
+
+@njit(**OPTIONS)
+def solve_with_hessian(B, G, W, v, scale, out):
+    """out = H^-1 J^T v * scale (:func:`hessian_system`; NaN where H is singular)."""
+    hessian_system(B, G, W, v, scale, out)
+    solve_or_nan(W[4], out)
+
+
+@njit(**OPTIONS)
+def correct_with_hessian(B, G, W, rate, scale, x, dx, out):
+    """One Newton step on x in place (dx = -H^-1 J^T g) and out = H^-1 J^T rate * scale (the velocity at x before
+    it), H factored once; returns the size of the correction."""
+    hessian_system(B, G, W, W[3], -1.0, dx)
+    weight_transposed(W[0], W[2], rate, out)
+    for q in range(out.shape[0]):
+        out[q] = out[q] * scale
+    solve_two_or_nan(W[4], dx, out)
+    return apply_correction(x, dx)
 
 
 @njit(**OPTIONS)
@@ -131,6 +150,14 @@ def weight_newton(x, u, steps, B, G, W, dx):
 
 
 @njit(**OPTIONS)
+def weight_correct(x, u, du, B, G, W, dx, out):
+    """One Newton step on x in place at u and out = dx/dt along du at x before it; the correction's size."""
+    weight_gradient(x, u, B, G, W)
+    form_times(G, du, None, W[6])
+    return correct_with_hessian(B, G, W, W[6], 1.0, x, dx, out)
+
+
+@njit(**OPTIONS)
 def form_velocity(x, ds, s, B, Ga, Gb, ua, ub, gamma, W, out):
     """The form homotopy gamma (1 - s) J^T Ga (c - ua) + s J^T Gb (c - ub): out = dx/dt along s(t) = s_a + t ds,
     the solution of H dx = ds J^T (gamma Ga (c - ua) - Gb (c - ub)) (H: the homotopy's Jacobian in x)."""
@@ -147,6 +174,13 @@ def form_newton(x, s, steps, B, Ga, Gb, ua, ub, gamma, W, dx):
         solve_with_hessian(B, W[7], W, W[3], -1.0, dx)
         corr = apply_correction(x, dx)
     return corr
+
+
+@njit(**OPTIONS)
+def form_correct(x, s, ds, B, Ga, Gb, ua, ub, gamma, W, dx, out):
+    """One Newton step on x in place for the form homotopy at s and out = dx/dt along ds at x before it."""
+    form_and_gradient(x, s[0], B, Ga, Gb, ua, ub, gamma, W)
+    return correct_with_hessian(B, W[7], W, W[6], ds[0], x, dx, out)
 
 
 # --- a polynomial map c(x) from its monomial table: J^T G (c - u) = 0 (metric.weight_points.PolynomialSystem) -----
@@ -169,7 +203,34 @@ def polynomial_map(x, D, W):
 
 @njit(**OPTIONS)
 def polynomial_solve(G, W, v, scale, out):
-    """out = H^-1 J^T v * scale, H = J^T G J + sum_k g_k Hess c_k (g: W[5]), NaN where H is singular."""
+    """out = H^-1 J^T v * scale (:func:`polynomial_system`; NaN where H is singular)."""
+    polynomial_system(G, W, v, scale, out)
+    solve_or_nan(W[6], out)
+
+
+@njit(**OPTIONS)
+def polynomial_transposed(J, v, scale, out):
+    """out = J^T v * scale."""
+    n, m = J.shape
+    for p in range(m):
+        s = 0.0 + 0.0j
+        for a in range(n):
+            s += J[a, p] * v[a]
+        out[p] = s * scale
+
+
+@njit(**OPTIONS)
+def polynomial_correct_with(G, W, rate, scale, x, dx, out):
+    """One Newton step on x in place (dx = -H^-1 J^T g) and out = H^-1 J^T rate * scale, H factored once."""
+    polynomial_system(G, W, W[5], -1.0, dx)
+    polynomial_transposed(W[4], rate, scale, out)
+    solve_two_or_nan(W[6], dx, out)
+    return apply_correction(x, dx)
+
+
+@njit(**OPTIONS)
+def polynomial_system(G, W, v, scale, out):
+    """H (W[6]) = J^T G J + sum_k g_k Hess c_k (g: W[5]) and out = J^T v * scale."""
     vals, J, g, H, GJ = W[2], W[4], W[5], W[6], W[7]
     n, m = J.shape
     for a in range(n):
@@ -193,12 +254,7 @@ def polynomial_solve(G, W, v, scale, out):
                 H[i, j] += h
                 if j != i:
                     H[j, i] += h
-    for p in range(m):
-        s = 0.0 + 0.0j
-        for a in range(n):
-            s += J[a, p] * v[a]
-        out[p] = s * scale
-    solve_or_nan(H, out)
+    polynomial_transposed(J, v, scale, out)
 
 
 @njit(**OPTIONS)
@@ -228,6 +284,14 @@ def polynomial_newton(x, u, steps, D, W, dx):
 
 
 @njit(**OPTIONS)
+def polynomial_correct(x, u, du, D, W, dx, out):
+    """One Newton step on x in place at u and out = dx/dt along du at x before it; the correction's size."""
+    polynomial_gradient(x, u, D, W)
+    form_times(D[6], du, None, W[8])
+    return polynomial_correct_with(D[6], W, W[8], 1.0, x, dx, out)
+
+
+@njit(**OPTIONS)
 def polynomial_form_velocity(x, ds, s, D, W, out):
     """The form homotopy on a polynomial map: H dx = ds J^T (gamma Ga (c - ua) - Gb (c - ub))."""
     polynomial_map(x, D, W)
@@ -245,3 +309,11 @@ def polynomial_form_newton(x, s, steps, D, W, dx):
         polynomial_solve(W[9], W, W[5], -1.0, dx)
         corr = apply_correction(x, dx)
     return corr
+
+
+@njit(**OPTIONS)
+def polynomial_form_correct(x, s, ds, D, W, dx, out):
+    """One Newton step on x in place for the form homotopy at s and out = dx/dt along ds at x before it."""
+    polynomial_map(x, D, W)
+    combine_forms(W[3], s[0], D[6], D[7], D[8], D[9], D[10][0], W[5], W[8], W[9])
+    return polynomial_correct_with(W[9], W, W[8], ds[0], x, dx, out)

@@ -2,21 +2,21 @@
 threads, for every system that gives its evaluation as data (``kernel_data``: :class:`DistanceTables`,
 :class:`ProfileTables`, :class:`WeightTables`, :class:`FormTables`, :class:`PolynomialTables`).
 
-:func:`track` has the contract of :func:`m2bridge.homotopy.tracker.track` (points and ok flags for the solutions X0
-at ``ua`` tracked to ``ub``): an RK4 predictor and two Newton steps as corrector, as the NumPy tracker (the last Newton
-step's evaluation also gives the velocity where the next step starts), with a step control of its own. A step is accepted when the predictor's error (the first Newton correction, relative to |x|) is
-below PREDICT and Newton contracts (the second correction below CONTRACT times the first, or below
-(ACCEPT + FAR |x|) |x|, where double precision stops it); the next step aims the first correction at AIM (the
-predictor's error grows as the fifth power of the step: the step is scaled by (AIM / error)^(1/5), at most GROW
-times, up to ``max_step``). A path stops as failed below ``min_step``, past ``max_steps`` steps or past 1e8 times its
-start's size; two Newton steps end it (ok where the last correction is below (FINAL + FAR |x|) |x|; |x| at least 1).
-The NumPy tracker, the reference, keeps the former rule (accept when the second correction is below
-(ACCEPT + FAR |x|) |x|, grow by 1.6 or halve): on the (3,1) profile system it turned back a third of its steps whose
-Newton steps contracted a hundredfold, and took twice as many steps (bench/monodromy.py prints both).
-The evaluation of residual, Jacobian and velocity, the small complex solves and the step control never call
-back into Python; the paths do not interact, so the points are the same whatever the threads. :mod:`.kernels` and
-:mod:`.map_kernels` have the evaluations; one step loop serves every system, the length of the data's tuple picking
-the evaluation at compile time.
+:func:`track` has the contract of :func:`m2bridge.homotopy.tracker.track` (points and ok flags for the solutions X0 at
+``ua`` tracked to ``ub``): an RK4 predictor and two Newton steps as corrector, as the NumPy tracker (here the last
+Newton step's evaluation also gives the velocity where the next step starts), with a step control of its own. A step
+is accepted when the predictor's error (the first Newton correction, relative to |x|) is below PREDICT and Newton
+contracts (the second correction below CONTRACT times the first, or below (ACCEPT + FAR |x|) |x|, where double
+precision stops it); the next step aims the first correction at AIM (the predictor's error grows as the fifth power of
+the step: the step is scaled by (AIM / error)^(1/5), at most GROW times, up to ``max_step``). A path stops as failed
+below ``min_step``, past ``max_steps`` steps or past 1e8 times its start's size; two Newton steps end it (ok where the
+last correction is below (FINAL + FAR |x|) |x|; |x| at least 1). The NumPy tracker, the reference, keeps the former
+rule (accept when the second correction is below (ACCEPT + FAR |x|) |x|, grow by 1.6 or halve): on the (3,1) profile
+system it turned back a third of its steps whose Newton steps contracted a hundredfold or more, and took twice as many
+steps (docs/performance.md, Path trackers). The evaluation of residual, Jacobian and velocity, the small complex
+solves and the step control never call back into Python; the paths do not interact, so the points are the same
+whatever the threads. :mod:`.kernels` and :mod:`.map_kernels` have the evaluations; one step loop serves every system,
+the length of the data's tuple picking the evaluation at compile time.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from numba.extending import overload
 from m2bridge.homotopy import kernels, map_kernels
 
 
-ACCEPT = 1e-8  # a step is accepted when its last Newton correction is below (ACCEPT + FAR |x|) |x| (|x| >= 1)
+ACCEPT = 1e-8  # the floor: a last Newton correction below (ACCEPT + FAR |x|) |x| counts as contracted (|x| >= 1)
 FINAL = 1e-6  # a path arrived when the last correction at its end is below (FINAL + FAR |x|) |x|
 FAR = 1e-12  # in double precision Newton's corrections stall at a level that grows with |x|: without FAR a path to
 # a solution far out (|x| past about 1e4) had every step turned back
@@ -155,7 +155,8 @@ class FormTables:
 
 _THREADS = [1]  # the threads of the innermost :func:`threads` (1 outside it)
 _CHUNK = 4  # paths per chunk a thread takes (numba's default, equal shares, left one of two threads idle a third of
-# the time on the (3,1) profile system)
+# the time on the (3,1) profile system); under the TBB threading layer (Debian's macaulay2 brings libtbb), while
+# numba's own workqueue layer keeps equal shares
 
 
 @contextmanager
@@ -450,6 +451,7 @@ def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S, rules):
                 for k in range(N):
                     x[k] = y[k]
                     k1[k] = k2[k]
+                fresh = kernels.sup_norm(k1) < np.inf  # a velocity that overflowed is evaluated again at x
                 t = t + hh
                 h = min(h * factor, max_step)
                 if t >= 1 - 1e-14:
@@ -457,7 +459,7 @@ def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S, rules):
                 if size > bound:
                     failed = True
             else:
-                h = h * min(0.5, factor)
+                h = hh * min(0.5, factor)  # from the step tried (near t = 1 it is shorter than h)
                 if h < min_step:
                     failed = True
             if steps > max_steps:

@@ -150,17 +150,19 @@ def _local_min(system: DistanceSystem, x: np.ndarray) -> bool:
     return bool(np.linalg.eigvalsh(tangent.T @ hess @ tangent).min() > 0)
 
 
-def _all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: np.random.Generator
-                ) -> tuple[np.ndarray, str, Count]:
+def _all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: np.random.Generator,
+                seconds: float | None = None) -> tuple[np.ndarray, str, Count]:
     """Every critical point for the real point u: monodromy at a complex point (seeded on every component over
-    CC), to ``target`` solutions when an exact count is known, else until 30 loops bring nothing new; the trace
-    test; then tracked to u. Returns the points, how, and the monodromy count with its certificate (the trace
-    test)."""
+    CC), to ``target`` solutions when an exact count is known, else until 3 fresh loops bring nothing new and then
+    while the trace test fails and patient rounds find more; then tracked to u. No new loop after ``seconds`` (the
+    points so far are a lower bound). Returns the points, how, and the monodromy count with its certificate (the
+    trace test)."""
     t0 = time.perf_counter()
     system = DistanceSystem(g, n)
     X, u0 = seed(system, rng)
     seeding = time.perf_counter() - t0
-    solved = solve_and_track(system, X, u0, u, rng, MonodromyOptions(target=target, stall=30 if target is None else 60))
+    options = MonodromyOptions(target=target, stall=3 if target is None else 60, seconds=seconds)
+    solved = solve_and_track(system, X, u0, u, rng, options, more_rounds=4 if target is None else 0)
     count = monodromy_count(solved, seeding + solved.solve_seconds)
     return solved.ends, f"{count.method}, tracked to X0", count
 
@@ -282,7 +284,8 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     all_certified = True
     for f, mult in flist:
         exact_count = count_exact(f)
-        pts, how, mono = _all_points(f, n, exact_count.value if exact_count else None, u, rng)
+        pts, how, mono = _all_points(f, n, exact_count.value if exact_count else None, u, rng,
+                                     None if not timeout else timeout / 2)  # the rest: certificates, counts
         methods.append(how)
         count = exact_count or mono
         if exact_count and mono.value != exact_count.value:

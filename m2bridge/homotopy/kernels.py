@@ -201,11 +201,7 @@ def distance_velocity(x, du, mvar, mexp, top, ptr, idx, coef, low, G, pows, mono
     table_values(x[:n], mvar, mexp, top, ptr, idx, coef, pows, mono, vals, 1, low)
     distance_jacobian(x, vals, G, J)
     out[0] = 0.0
-    for a in range(n):
-        s = 0.0 + 0.0j
-        for b in range(n):
-            s += G[a, b] * du[b]
-        out[1 + a] = s
+    form_times(G, du, None, out[1:])
     solve_or_nan(J, out)
 
 
@@ -239,14 +235,9 @@ def distance_newton(x, u, steps, mvar, mexp, top, ptr, idx, coef, G, pows, mono,
 def distance_correct(x, u, du, mvar, mexp, top, ptr, idx, coef, G, pows, mono, vals, J, dx, out):
     """One Newton step on x in place at u, and out = dx/dt along du at x before it (one evaluation, one
     factorization); returns the size of the correction."""
-    n = G.shape[0]
     distance_system(x, u, mvar, mexp, top, ptr, idx, coef, G, pows, mono, vals, J, dx)
     out[0] = 0.0
-    for a in range(n):
-        s = 0.0 + 0.0j
-        for b in range(n):
-            s += G[a, b] * du[b]
-        out[1 + a] = s
+    form_times(G, du, None, out[1:])
     solve_two_or_nan(J, dx, out)
     return apply_correction(x, dx)
 

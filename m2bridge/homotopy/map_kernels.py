@@ -59,14 +59,14 @@ def weight_hessian(B, Mv, P, G, g, H, GJ):
 
 
 @njit(**OPTIONS)
-def weight_transposed(Mv, P, v, out):
-    """out = J^T v, J = [P | M]."""
+def weight_transposed(Mv, P, v, scale, out):
+    """out = J^T v * scale, J = [P | M]."""
     m, k = P.shape[1], Mv.shape[1]
     for p in range(m + k):
         s = 0.0 + 0.0j
         for a in range(v.shape[0]):
             s += (P[a, p] if p < m else Mv[a, p - m]) * v[a]
-        out[p] = s
+        out[p] = s * scale
 
 
 @njit(**OPTIONS)
@@ -106,9 +106,7 @@ def hessian_system(B, G, W, v, scale, out):
     the map in W."""
     Mv, P, g, H, GJ = W[0], W[2], W[3], W[4], W[5]
     weight_hessian(B, Mv, P, G, g, H, GJ)
-    weight_transposed(Mv, P, v, out)
-    for q in range(out.shape[0]):
-        out[q] = out[q] * scale
+    weight_transposed(Mv, P, v, scale, out)
 
 
 @njit(**OPTIONS)
@@ -123,9 +121,7 @@ def correct_with_hessian(B, G, W, rate, scale, x, dx, out):
     """One Newton step on x in place (dx = -H^-1 J^T g) and out = H^-1 J^T rate * scale (the velocity at x before
     it), H factored once; returns the size of the correction."""
     hessian_system(B, G, W, W[3], -1.0, dx)
-    weight_transposed(W[0], W[2], rate, out)
-    for q in range(out.shape[0]):
-        out[q] = out[q] * scale
+    weight_transposed(W[0], W[2], rate, scale, out)
     solve_two_or_nan(W[4], dx, out)
     return apply_correction(x, dx)
 

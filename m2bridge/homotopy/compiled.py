@@ -112,18 +112,24 @@ class PolynomialTables:
 
 class ProfileTables:
     """The profile system r(w; u) = P^T e (:class:`m2bridge.metric.profile_points.ProfileSystem`) as the kernel
-    reads it: the whitened matrices Bw (m + 1, n, k) of c = (Bw_0 + sum_i w_i Bw_i) a and the lower triangular
-    Cholesky factor L of the form (u whitened as u L)."""
+    reads it: the whitened matrices Bw (m + 1, n, k) of c = (Bw_0 + sum_i w_i Bw_i) a, their Gram sums
+    S_ij = Bw_i^T Bw_j + Bw_j^T Bw_i (i < j; S_ii = Bw_i^T Bw_i), i <= j in order, from which H = M^T M is summed,
+    and the form's factor L: :meth:`parameters` whitens the targets u (as u L) before they reach the kernel."""
 
     def __init__(self, Bw: np.ndarray, L: np.ndarray):
         Bw = np.ascontiguousarray(np.asarray(Bw, dtype=complex))
         L = np.ascontiguousarray(np.asarray(L, dtype=float))
         if Bw.ndim != 3 or L.shape != (Bw.shape[1], Bw.shape[1]):
             raise ValueError("a profile system's tables are Bw (m + 1, n, k) and an n x n factor L")
-        if np.abs(np.triu(L, 1)).max(initial=0.0) != 0.0:
-            raise ValueError("the form's factor L must be lower triangular (a Cholesky factor)")
         self.n, self.unknowns = Bw.shape[1], Bw.shape[0] - 1
-        self.data = (Bw, L)
+        self.L = L
+        pairs = [(i, j) for i in range(Bw.shape[0]) for j in range(i, Bw.shape[0])]
+        S = np.array([Bw[i].T @ Bw[j] + (Bw[j].T @ Bw[i] if i != j else 0) for i, j in pairs])
+        self.data = (Bw, np.ascontiguousarray(S))
+
+    def parameters(self, U: np.ndarray) -> np.ndarray:
+        """The targets as the kernel reads them: whitened, u L."""
+        return U @ self.L
 
 
 class WeightTables:
@@ -185,6 +191,8 @@ def track(tables: Tables, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
         raise ValueError(f"the start points must have {tables.unknowns} columns, not {X0.shape[1:]}")
     UA = np.array(np.broadcast_to(np.asarray(ua, dtype=complex), (m, n)), order="C")
     UB = np.array(np.broadcast_to(np.asarray(ub, dtype=complex), (m, n)), order="C")
+    if isinstance(tables, ProfileTables):
+        UA, UB = np.ascontiguousarray(tables.parameters(UA)), np.ascontiguousarray(tables.parameters(UB))
     X = np.empty_like(X0)
     ok = np.zeros(m, dtype=np.bool_)
     taken = np.zeros(m, dtype=np.int64)
@@ -279,13 +287,13 @@ def _work_impl(D, N):
                     np.empty((n, n), dtype=c))
         return impl3
 
-    def impl2(D, N):  # the profile system: (Bw, L)
+    def impl2(D, N):  # the profile system: (Bw, S)
         m, n, k = D[0].shape[0] - 1, D[0].shape[1], D[0].shape[2]
         c = np.complex128
-        return (np.empty(n, dtype=c), np.empty((n, k), dtype=c), np.empty((k, k), dtype=c),
-                np.empty(k, dtype=np.int64), np.empty(k, dtype=c), np.empty(n, dtype=c), np.empty(n, dtype=c),
-                np.empty((n, m), dtype=c), np.empty((k, m), dtype=c), np.empty(k, dtype=c),
-                np.empty((m, m), dtype=c), np.empty(m, dtype=c), np.empty(n, dtype=c), np.empty(k, dtype=c))
+        return (np.empty((n, k), dtype=c), np.empty((k, k), dtype=c), np.empty(k, dtype=np.int64),
+                np.empty(k, dtype=c), np.empty(n, dtype=c), np.empty(n, dtype=c), np.empty((n, m), dtype=c),
+                np.empty((k, m), dtype=c), np.empty(k, dtype=c), np.empty((m, m), dtype=c), np.empty(m, dtype=c),
+                np.empty(k, dtype=c))
     return impl2
 
 

@@ -5,8 +5,8 @@ of the systems J^T G (c - u) = 0 of a map; :mod:`.compiled` the step loop and th
 The distance system g(y) = 0, G (y - u) - lam grad g(y) = 0 reads (mvar, mexp, top, ptr, idx, coef, low, G): each
 monomial of g, grad g and the Hessian as at most ``deg`` (variable, power) factors, and each of the columns g, grad g
 and the Hessian's upper triangle as a sparse list of (monomial, coefficient) terms. The profile system
-r(w; u) = P^T e reads (Bw, L): the whitened B_i and the form's Cholesky factor, with the least-squares step
-a* = H^-1 M^T u (H = M^T M) solved per point.
+r(w; u) = P^T e reads (Bw, S): the whitened B_i and their Gram sums, with u whitened before tracking and the
+least-squares step a* = H^-1 M^T u (H = M^T M) solved per point.
 """
 
 from __future__ import annotations
@@ -243,28 +243,32 @@ def distance_correct(x, u, du, mvar, mexp, top, ptr, idx, coef, G, pows, mono, v
 
 
 @njit(**OPTIONS)
-def profile_jacobian(x, u, Bw, L, W):
-    """Residual r = P^T e and Jacobian P^T P - Z^T H^-1 Z at (x, u) into W's r and Jac (``W``: work arrays);
-    False where H = M^T M is singular."""
-    Uw, Mv, H, piv, a, c, e, P = W[0], W[1], W[2], W[3], W[4], W[5], W[6], W[7]
-    Z, col, Jac, r = W[8], W[9], W[10], W[11]
+def profile_jacobian(x, u, Bw, S, W):
+    """Residual r = P^T e and Jacobian P^T P - Z^T H^-1 Z at (x, u) (u whitened) into W's r and Jac (``W``: work
+    arrays); False where H = M^T M is singular. H = sum_{i <= j} w_i w_j S_ij from the Gram sums ``S`` (w_0 = 1):
+    (m + 1)(m + 2) / 2 products of k x k instead of one n x k x k product."""
+    Mv, H, piv, a, c, e, P = W[0], W[1], W[2], W[3], W[4], W[5], W[6]
+    Z, col, Jac, r = W[7], W[8], W[9], W[10]
     m, n, k = Bw.shape[0] - 1, Bw.shape[1], Bw.shape[2]
-    for j in range(n):
-        s = 0.0 + 0.0j
-        for i in range(j, n):  # L is lower triangular: (u L)_j = sum_{i >= j} u_i L_ij
-            s += u[i] * L[i, j]
-        Uw[j] = s
     pencil(x, Bw, Mv)
     for l in range(k):
         for l2 in range(l, k):
-            s = 0.0 + 0.0j
-            for j in range(n):
-                s += Mv[j, l] * Mv[j, l2]
-            H[l, l2] = s
-            H[l2, l] = s
+            H[l, l2] = 0.0
+    pair = 0
+    for i in range(m + 1):
+        wi = 1.0 + 0.0j if i == 0 else x[i - 1]
+        for j in range(i, m + 1):
+            cij = wi if j == 0 else wi * x[j - 1]
+            for l in range(k):
+                for l2 in range(l, k):
+                    H[l, l2] += cij * S[pair, l, l2]
+            pair += 1
+    for l in range(k):
+        for l2 in range(l + 1, k):
+            H[l2, l] = H[l, l2]
         s = 0.0 + 0.0j
         for j in range(n):
-            s += Mv[j, l] * Uw[j]
+            s += Mv[j, l] * u[j]
         a[l] = s
     if not lu_factor(H, piv):
         return False
@@ -274,7 +278,7 @@ def profile_jacobian(x, u, Bw, L, W):
         for l in range(k):
             s += Mv[j, l] * a[l]
         c[j] = s
-        e[j] = s - Uw[j]
+        e[j] = s - u[j]
     for i in range(m):
         for j in range(n):
             s = 0.0 + 0.0j
@@ -307,26 +311,26 @@ def profile_jacobian(x, u, Bw, L, W):
 
 
 @njit(**OPTIONS)
-def profile_velocity(x, du, u, Bw, L, W, out):
-    """out: dw/dt along u(t) = u_a + t du: Jac dw = P^T du - Z^T H^-1 M^T du (whitened du)."""
-    if not profile_jacobian(x, u, Bw, L, W):
+def profile_velocity(x, du, u, Bw, S, W, out):
+    """out: dw/dt along u(t) = u_a + t du: Jac dw = P^T du - Z^T H^-1 M^T du (u and du whitened)."""
+    if not profile_jacobian(x, u, Bw, S, W):
         for i in range(out.shape[0]):
             out[i] = np.nan
         return
-    profile_rate(du, Bw, L, W, out)
-    solve_or_nan(W[10], out)
+    profile_rate(du, Bw, W, out)
+    solve_or_nan(W[9], out)
 
 
 @njit(**OPTIONS)
-def profile_correct(x, u, du, Bw, L, W, dx, out):
+def profile_correct(x, u, du, Bw, S, W, dx, out):
     """One Newton step on x in place at u, and out = dw/dt along du at x before it (one evaluation, one
     factorization); returns the size of the correction."""
-    if profile_jacobian(x, u, Bw, L, W):
-        r = W[11]
+    if profile_jacobian(x, u, Bw, S, W):
+        r = W[10]
         for i in range(x.shape[0]):
             dx[i] = -r[i]
-        profile_rate(du, Bw, L, W, out)
-        solve_two_or_nan(W[10], dx, out)
+        profile_rate(du, Bw, W, out)
+        solve_two_or_nan(W[9], dx, out)
     else:
         for i in range(x.shape[0]):
             dx[i] = np.nan
@@ -335,38 +339,33 @@ def profile_correct(x, u, du, Bw, L, W, dx, out):
 
 
 @njit(**OPTIONS)
-def profile_rate(du, Bw, L, W, out):
-    """out = P^T du - Z^T H^-1 M^T du (whitened du), the right-hand side of the velocity's equation, from the parts
+def profile_rate(du, Bw, W, out):
+    """out = P^T du - Z^T H^-1 M^T du (du whitened), the right-hand side of the velocity's equation, from the parts
     :func:`profile_jacobian` left in W."""
-    Mv, H, piv, P, Z, duw, q = W[1], W[2], W[3], W[7], W[8], W[12], W[13]
+    Mv, H, piv, P, Z, q = W[0], W[1], W[2], W[6], W[7], W[11]
     m, n, k = Bw.shape[0] - 1, Bw.shape[1], Bw.shape[2]
-    for j in range(n):
-        s = 0.0 + 0.0j
-        for i in range(j, n):
-            s += du[i] * L[i, j]
-        duw[j] = s
     for l in range(k):
         s = 0.0 + 0.0j
         for j in range(n):
-            s += Mv[j, l] * duw[j]
+            s += Mv[j, l] * du[j]
         q[l] = s
     lu_solve(H, piv, q)
     for i in range(m):
         s = 0.0 + 0.0j
         for j in range(n):
-            s += duw[j] * P[j, i]
+            s += du[j] * P[j, i]
         for l in range(k):
             s -= Z[l, i] * q[l]
         out[i] = s
 
 
 @njit(**OPTIONS)
-def profile_newton(x, u, steps, Bw, L, W, dx):
+def profile_newton(x, u, steps, Bw, S, W, dx):
     """``steps`` Newton steps on x in place at u; returns the size of the last correction."""
-    Jac, r = W[10], W[11]
+    Jac, r = W[9], W[10]
     corr = np.inf
     for _ in range(steps):
-        if profile_jacobian(x, u, Bw, L, W):
+        if profile_jacobian(x, u, Bw, S, W):
             for i in range(x.shape[0]):
                 dx[i] = -r[i]
             solve_or_nan(Jac, dx)

@@ -26,26 +26,26 @@ class Solved:
 
 
 def solve_and_track(system: Any, start: np.ndarray, u0: np.ndarray, u: np.ndarray | None, rng: np.random.Generator,
-                    options: MonodromyOptions, more_rounds: int = 0,
+                    options: MonodromyOptions, patience: int = 0,
                     coordinates: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> Solved:
-    """Monodromy from ``start`` at ``u0`` (``options``), the trace test, and, with no exact count
-    (``options.target`` None) and a failed trace test, up to ``more_rounds`` more rounds of patient monodromy (each
-    with more fresh loops allowed) while they find new points; then every solution tracked to ``u`` (None: not tracked). With
-    ``options.seconds`` the trace tests and the later rounds get what is left of them (at least 1 s each)."""
+    """Monodromy from ``start`` at ``u0`` (``options``) and the trace test; with no exact count (``options.target``
+    None) the trace test runs whenever ``options.stall`` fresh loops in a row found nothing, and while it fails
+    monodromy goes on patiently (every path with the large step budget) until it passes or ``patience`` more fresh
+    loops in a row find nothing. Then every solution is tracked to ``u`` (None: not tracked). With
+    ``options.seconds`` the trace tests get what is left of them (at least 1 s each)."""
     budget = Budget(options.seconds)
+    checks: list[tuple[int, TraceTest]] = []
+
+    def verify(points: np.ndarray) -> bool:
+        checks.append((len(points), trace_test(system, points, u0, rng, coordinates=coordinates,
+                                               seconds=budget.left(1.0))))
+        return checks[-1][1].passed
+
+    if options.target is None:
+        options = replace(options, verify=verify, patience=patience)
     result = monodromy(system, start, u0, rng, options)
-    trace = trace_test(system, result.points, u0, rng, coordinates=coordinates, seconds=budget.left(1.0))
-    rounds = 0
-    while (options.target is None and not trace.passed and rounds < more_rounds and len(result.points)
-           and not budget.expired):
-        rounds += 1  # a failed trace test says points are missing: monodromy goes on, with longer loops
-        more = monodromy(system, result.points, u0, rng,
-                         replace(options, stall=4 * (rounds + 1), seconds=budget.left(1.0), on_loop=None, patient=True))
-        grew = len(more.points) > len(result.points)
-        result = MonodromyResult(more.points, u0, result.loops + more.loops, result.paths + more.paths)
-        if not grew:
-            break
-        trace = trace_test(system, result.points, u0, rng, coordinates=coordinates, seconds=budget.left(1.0))
+    trace = (checks[-1][1] if checks and checks[-1][0] == len(result.points) else
+             trace_test(system, result.points, u0, rng, coordinates=coordinates, seconds=budget.left(1.0)))
     solve_seconds = budget.elapsed()
     ends = (track_all(system, result.points, u0, np.asarray(u, dtype=complex), rng) if u is not None else
             np.zeros((0, system.unknowns), dtype=complex))

@@ -162,7 +162,7 @@ def _all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: n
     X, u0 = seed(system, rng)
     seeding = time.perf_counter() - t0
     options = MonodromyOptions(target=target, stall=3 if target is None else 60, seconds=seconds)
-    solved = solve_and_track(system, X, u0, u, rng, options, more_rounds=4 if target is None else 0)
+    solved = solve_and_track(system, X, u0, u, rng, options, patience=8 if target is None else 0)
     count = monodromy_count(solved, seeding + solved.solve_seconds)
     return solved.ends, f"{count.method}, tracked to X0", count
 

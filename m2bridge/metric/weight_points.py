@@ -287,7 +287,7 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
         # one such loop, 8520 and 4.4 s after three; (3,1) 13032 and 12.5 s, 16290 and 16.8 s; the same points)
         options = MonodromyOptions(target=target, stall=1 if target is None else 25, max_loops=max_loops,
                                    seconds=seconds, on_loop=show, orbit=orbit)
-        solved = solve_and_track(system, start, u0, u, rng, options, more_rounds=4, coordinates=system.coordinates)
+        solved = solve_and_track(system, start, u0, u, rng, options, patience=8, coordinates=system.coordinates)
 
     result, trace, ends = solved.monodromy, solved.trace, solved.ends
     traced, deviation = trace.passed, trace.deviation

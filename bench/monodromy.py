@@ -5,11 +5,12 @@ For each layer (d, d') and one generic form G (random positive definite) and tar
 A in closed form) with no count given (stopped after fresh loops without a new point, then the trace test): with the
 NumPy tracker (the reference, one process), with the compiled tracker on one thread, and on ``--workers`` threads
 (the same points); printed with their points, loops, paths, seconds, the trace test and F4's exact count beside
-them, and the NumPy tracker's seconds over the compiled one's. ``--former``: a row with the former monodromy strategy
-(a fresh loop of reach 1 every round); ``--all-weights``: a row in all the weights.
+them, and the NumPy tracker's seconds over the compiled one's. ``--seeds N``: every row over seeds 1..N, totals
+printed (the loops a seed draws decide how long its last points take). ``--former``: a row with the former monodromy
+strategy (a fresh loop of reach 1 every round); ``--all-weights``: a row in all the weights.
 
-Usage: python bench/monodromy.py [--cases 2,1 2,2 3,1] [--no-f4] [--workers N] [--former] [--all-weights]
-                                 [--skip-numpy]
+Usage: python bench/monodromy.py [--cases 2,1 2,2 3,1] [--no-f4] [--workers N] [--seeds N] [--former]
+                                 [--all-weights] [--skip-numpy]
 """
 
 from __future__ import annotations
@@ -42,13 +43,18 @@ def main() -> None:
     ap.add_argument("--no-f4", action="store_true", help="skip the exact counts")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="a row with the compiled tracker's paths over this many threads (default: cores)")
+    ap.add_argument("--seeds", type=int, default=1,
+                    help="run every row with seeds 1..N and print the totals (monodromy's cost varies with its loops)")
     ap.add_argument("--former", action="store_true", help="a row with the former monodromy strategy")
     ap.add_argument("--all-weights", action="store_true", help="a row with monodromy in all the weights")
     ap.add_argument("--skip-numpy", action="store_true", help="no row with the NumPy tracker (the slow one)")
     args = ap.parse_args()
     m2 = None if args.no_f4 else Macaulay2()
+    seeds = range(1, args.seeds + 1)
     print(f"compiled tracker: compiled or loaded from numba's cache in {compiled.warm_up():.1f} s (not in the rows)")
-    print(f"{'(d,dp)':7s} {'unknowns':9s} {'system':28s} {'points':>6s} {'loops':>5s} {'paths':>7s} {'seconds':>8s}  "
+    if args.seeds > 1:
+        print(f"every row: the totals over seeds 1..{args.seeds} (points: the count each seed reached)")
+    print(f"{'(d,dp)':7s} {'unknowns':9s} {'system':32s} {'points':>9s} {'loops':>5s} {'paths':>7s} {'seconds':>8s}  "
           "trace test                        F4 (two primes)")
     for case in args.cases:
         d, e = (int(v) for v in case.split(","))
@@ -62,25 +68,33 @@ def main() -> None:
                      else profile_count(model, G, u, m2))
             exact = f"{count.value} in {time.perf_counter() - t0:.1f} s"
         unknowns = len(model.other) - 1
-        rows = [] if args.skip_numpy else [("V alone, NumPy tracker", profile_points, unknowns, 1, True, True)]
-        rows += [("V alone, compiled", profile_points, unknowns, 1, True, False)]
+        rows = [] if args.skip_numpy else [("V alone, NumPy tracker", profile_points, unknowns, 1, monodromy, True)]
+        rows += [("V alone, compiled", profile_points, unknowns, 1, monodromy, False)]
         if args.workers > 1:
-            rows.append((f"V alone, compiled, {args.workers} thr.", profile_points, unknowns, args.workers, True, False))
+            rows.append((f"V alone, compiled, {args.workers} thr.", profile_points, unknowns, args.workers, monodromy,
+                         False))
         if args.former:
-            rows.append(("V alone, former strategy", profile_points, unknowns, 1, False, False))
+            rows.append(("V alone, former strategy", profile_points, unknowns, 1,
+                         partial(monodromy, reuse=False, reach=1.0), False))
         if args.all_weights:
-            rows.append(("all weights", weight_space_points, len(param.weights) - 1, 1, True, False))
+            rows.append(("all weights", weight_space_points, len(param.weights) - 1, 1, monodromy, False))
         seconds_of = {}
-        for name, points, unknowns, workers, current, numpy in rows:
-            strategy = monodromy if current else partial(monodromy, reuse=False, reach=1.0)
-            t0 = time.perf_counter()
-            with (tracking_workers(workers), reference_tracker() if numpy else nullcontext(),
-                  mock.patch.object(wp, "monodromy", strategy), mock.patch.object(pipeline, "monodromy", strategy)):
-                found = points(model, np.array(G, dtype=float), np.array(u, dtype=float), None, None, seed=1)
-            seconds = seconds_of[name] = time.perf_counter() - t0
-            trace = f"{'passes' if found.traced else 'fails'} ({found.deviation:.0e}, margin {found.margin:.0e})"
-            print(f"{case:7s} {unknowns:<9d} {name:28s} {found.at_random:6d} {found.loops:5d} {found.paths:7d} "
-                  f"{seconds:8.1f}  {trace:33s} {exact}", flush=True)
+        for name, points, unknowns, workers, strategy, numpy in rows:
+            counts, loops, paths, passed, seconds = set(), 0, 0, 0, 0.0
+            for seed in seeds:
+                t0 = time.perf_counter()
+                with (tracking_workers(workers), reference_tracker() if numpy else nullcontext(),
+                      mock.patch.object(wp, "monodromy", strategy), mock.patch.object(pipeline, "monodromy", strategy)):
+                    found = points(model, np.array(G, dtype=float), np.array(u, dtype=float), None, None, seed=seed)
+                seconds += time.perf_counter() - t0
+                counts.add(found.at_random)
+                loops, paths, passed = loops + found.loops, paths + found.paths, passed + found.traced
+            seconds_of[name] = seconds
+            trace = (f"{'passes' if found.traced else 'fails'} ({found.deviation:.0e}, margin {found.margin:.0e})"
+                     if args.seeds == 1 else f"passes {passed} of {args.seeds}")
+            reached = "-".join(str(c) for c in sorted(counts))
+            print(f"{case:7s} {unknowns:<9d} {name:32s} {reached:>9s} {loops:5d} {paths:7d} {seconds:8.1f}  "
+                  f"{trace:33s} {exact}", flush=True)
         if "V alone, NumPy tracker" in seconds_of:
             base = seconds_of["V alone, NumPy tracker"]
             ratios = ", ".join(f"{name}: {base / sec:.1f}x" for name, sec in seconds_of.items()

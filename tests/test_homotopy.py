@@ -195,6 +195,24 @@ def test_monodromy_pushes_each_point_once_through_each_kept_loop(monkeypatch):
     assert not any(a & b for i, a in enumerate(rounds) for b in rounds[:i])
 
 
+def test_monodromy_asks_verify_after_the_stall_and_goes_on_from_where_it_is_while_it_says_no():
+    # the quadric cone above, 6 critical points, from one seed point: a verify that accepts only all six is asked
+    # once per number of points (after a fresh loop found nothing), and the search goes on until it accepts; one that
+    # never accepts is asked once for the six, and the search stops after patience more fresh loops find nothing
+    from m2bridge import homotopy
+
+    system, start, u0 = _quadric_cone_start()
+    asked = []
+    found = homotopy.monodromy(system, start[:1], u0, np.random.default_rng(4), stall=1, patience=30,
+                               verify=lambda P: asked.append(len(P)) or len(P) == 6)
+    assert len(found.points) == 6 and asked[-1] == 6 and len(asked) == len(set(asked))
+    asked.clear()
+    never = homotopy.monodromy(system, start, u0, np.random.default_rng(4), stall=1, patience=2,
+                               verify=lambda P: asked.append(len(P)) or False)
+    assert len(never.points) == 6 and asked == [6]
+    assert never.loops >= 3 + 1 + 2  # the kept loops, the stall, then the patience
+
+
 def test_a_pair_whose_path_fails_goes_through_its_loop_again_with_the_large_budget(monkeypatch):
     # fault injection on the quadric cone: the first path into a kept loop fails; once every kept loop has seen every
     # point, that pair (point, loop) is tracked again, once, with the large step budget, and all 6 points are found

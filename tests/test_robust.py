@@ -212,3 +212,27 @@ def test_bad_input_files_say_what_is_wrong_in_the_names_the_user_chose(tmp_path)
                          (["--weights", str(weights)], "missing the array 'K' (layer 1, shape (1, 2, 2) or (2, 2)")):
         proc = subprocess.run(base + extra, capture_output=True, text=True, timeout=300)
         assert proc.returncode == 2 and words in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_the_parts_of_a_report_share_its_timeout_and_what_runs_out_is_reported_not_computed(m2, monkeypatch):
+    # fault injection: the search for the critical points takes all but a moment of the 8 s, so the singular locus
+    # (Macaulay2) has no time left: the report comes back within its timeout, the points and radius kept, and says
+    # the singular locus was not computed and why
+    import time
+
+    from m2bridge.metric import robust
+
+    real, started = robust._all_points, time.monotonic()
+
+    def slow(*args, **kwargs):
+        found = real(*args, **kwargs)
+        time.sleep(max(0.0, started + 7.8 - time.monotonic()))
+        return found
+
+    monkeypatch.setattr(robust, "_all_points", slow)
+    monkeypatch.setattr(robust, "singular_locus_of", lambda *a, **k: pytest.fail("no time was left for it"))
+    report = robustness_report(LightningAttention((2, 1), 1, 2), seed=2, runs=0, m2=m2, timeout=8.0,
+                               method="monodromy")
+    assert time.monotonic() - started < 8.0 + 3.0  # the generic count may take its 1 s minimum
+    assert report.singular["method"].startswith("not computed") and report.singular["dimension"] is None
+    assert report.complex_count == 3 and "singular locus: not computed" in str(report)

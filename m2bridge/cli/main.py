@@ -33,8 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
 _TIMEOUT_WAYS = {  # commands without a numeric path: how to make them fit
     "loss": "Raise --timeout; or lower --count-seconds (each exact count's limit, past which monodromy counts: a lower "
             "bound when it cannot finish), skip the critical locus with --locus-seconds 0 and training with --runs 0.",
-    "robust": "Raise --timeout (monodromy gets half of it, the certificates and counts the rest); with --method auto "
-              "or exact, --method monodromy skips the exact counts (a lower bound when its trace test fails).",
+    "robust": "Raise --timeout (monodromy gets half of what is left, the certificates and counts the rest); with "
+              "--method auto or exact, --method monodromy skips the exact counts (a lower bound when its trace test "
+              "fails).",
 }
 
 

@@ -24,7 +24,10 @@ def new_points(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6,
     candidates = candidates[finite]
     if not len(candidates):
         return candidates.reshape(0, m)
-    radius = _radius(candidates, tol, None if noise is None else np.asarray(noise, dtype=float)[finite])
+    radius = tol * np.maximum(1.0, np.abs(candidates).max(axis=1))
+    if noise is not None:
+        extra = NOISE * np.asarray(noise, dtype=float)[finite]
+        radius = np.maximum(radius, np.where(np.isfinite(extra), extra, 0.0))
     keep = np.ones(len(candidates), dtype=bool)
     if known.size:
         keep &= np.array([not len(js) for js in neighbours(known, candidates, radius)])
@@ -32,29 +35,6 @@ def new_points(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6,
         if keep[i] and keep[js[js < i]].any():
             keep[i] = False
     return candidates[keep]
-
-
-def among(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6, noise: np.ndarray | None = None
-          ) -> np.ndarray:
-    """Which candidates are a known point, within the radius of :func:`new_points` (rows of ``known`` that are not
-    finite are no points; a candidate that is not finite is none of them)."""
-    known = known[np.isfinite(known).all(axis=1)]
-    finite = np.isfinite(candidates).all(axis=1)
-    found = np.zeros(len(candidates), dtype=bool)
-    if known.size and finite.any():
-        radius = _radius(candidates[finite], tol, None if noise is None else np.asarray(noise, dtype=float)[finite])
-        found[finite] = [len(js) > 0 for js in neighbours(known, candidates[finite], radius)]
-    return found
-
-
-def _radius(candidates: np.ndarray, tol: float, noise: np.ndarray | None) -> np.ndarray:
-    """Per candidate, how near a point must be to be the same: ``tol`` times max(1, |c|_inf), at least ``NOISE``
-    times its noise where that is finite."""
-    radius = tol * np.maximum(1.0, np.abs(candidates).max(axis=1))
-    if noise is not None:
-        extra = NOISE * noise
-        radius = np.maximum(radius, np.where(np.isfinite(extra), extra, 0.0))
-    return radius
 
 
 def neighbours(ref: np.ndarray, points: np.ndarray, radius: np.ndarray) -> list[np.ndarray]:

@@ -21,6 +21,7 @@ import numpy as np
 import sympy
 
 from m2bridge.bridge.session import Macaulay2
+from m2bridge.deadline import Budget
 from m2bridge.errors import ArchitectureError, M2Timeout
 from m2bridge.exact.counts import Count, hypersurface_count
 from m2bridge.fields import SMALL_PRIME
@@ -120,6 +121,8 @@ class RobustnessReport:
         if s.get("dimension") is not None:
             lines.append(f"  singular locus (mod {SMALL_PRIME}): dimension {s['dimension']}, degree {s['degree']}"
                          + "".join(f"; contains {c}" for c in s.get("contains", [])))
+        elif s.get("method"):
+            lines.append(f"  singular locus: {s['method']}")
         lines.append(f"  ED degree: {self.ed_degree}")
         lines.append(f"  a general cone of degree {self.degree} in {self.n} variables: {self.generic}")
         lines.append(f"  critical points for X0: {self.complex_count} complex, {len(self.points)} real")
@@ -233,12 +236,24 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     """The boundary of the classifier, its ED degree, the critical points and the certified radius for X0.
 
     ``method``: "exact" (F4 counts, an error when they time out), "monodromy" (monodromy with the trace test
-    only) or "auto" (exact, and monodromy where the exact count times out)."""
+    only) or "auto" (exact, and monodromy where the exact count times out). ``timeout``: the seconds of the whole
+    report; each part gets what is left of them (an exact count in "auto" and the monodromy half of it), less a
+    twentieth kept for the report itself, and a count or test that the time left does not reach is reported as not
+    computed, not lost with the rest."""
     if method not in ("auto", "exact", "monodromy"):
         raise ArchitectureError(f"method must be auto, exact or monodromy, got {method!r}")
     if arch.softmax:
         raise ArchitectureError("robust needs a polynomial boundary: softmax attention has none (drop --softmax)")
     t_start = time.perf_counter()
+    budget = Budget(timeout or None)
+    reserve = 0.05 * timeout if timeout else 0.0
+
+    def limit(fraction: float = 1.0) -> float | None:
+        """Seconds for the next part: ``fraction`` of what is left of ``timeout`` less the report's reserve (at
+        least 1 s)."""
+        left = budget.left()
+        return None if left is None else max(1.0, fraction * (left - reserve))
+
     clf = clf or random_classifier(arch, seed)
     X0 = random_input(arch, seed) if X0 is None else X0
     g, ys = boundary_polynomial(arch, clf)
@@ -267,12 +282,14 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
         nonlocal exact
         if not exact:
             return None
+        seconds = limit(0.5 if method == "auto" else 1.0)
         try:
-            return hypersurface_count(h, n, identity, at, m2, timeout=timeout, seed=seed)
+            return hypersurface_count(h, n, identity, at, m2, timeout=seconds, seed=seed)
         except M2Timeout:
             if method == "exact":
                 raise
-            notes.append(f"an exact count ran past {timeout:g} s: monodromy with the trace test instead")
+            notes.append(f"an exact count ran past {seconds:.0f} s (half the time left): monodromy with the trace "
+                         "test instead")
             exact = False
             return None
 
@@ -285,7 +302,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     for f, mult in flist:
         exact_count = count_exact(f)
         pts, how, mono = _all_points(f, n, exact_count.value if exact_count else None, u, rng,
-                                     None if not timeout else timeout / 2)  # the rest: certificates, counts
+                                     limit(0.5))  # the rest: certificates, counts
         methods.append(how)
         count = exact_count or mono
         if exact_count and mono.value != exact_count.value:
@@ -321,16 +338,20 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
                    least.certificate.split(" (")[0], {}, sum(c.seconds for c in counts),
                    status=weakest([c.status for c in counts]))
     complex_count = sum(len(p) for _, p in fibers)
-    generic = generic_count(int(sympy.Poly(reduced, *ys).total_degree()), n, m2, rng, timeout, seed)
+    generic = generic_count(int(sympy.Poly(reduced, *ys).total_degree()), n, m2, rng, limit(), seed)
     if exact and ed.value is not None and all(c.per_prime and c.status is Status.VERIFIED for c in counts):
         try:
-            notes += degeneracy(arch, clf, ed, identity, m2, timeout, seed)
+            notes += degeneracy(arch, clf, ed, identity, m2, limit(), seed)
         except M2Timeout:
-            notes.append("the comparison with other random weights timed out")
-    try:
-        singular = singular_locus_of(g, ys, arch, clf, m2, timeout)
-    except M2Timeout:
-        singular = {"dimension": None, "degree": None, "contains": [], "method": f"timed out after {timeout:g} s"}
+            notes.append("the comparison with other random weights ran out of the time left (--timeout)")
+    seconds = limit()
+    singular = {"dimension": None, "degree": None, "contains": [],
+                "method": "not computed: no time left of --timeout"}
+    if budget.left() is None or budget.left() - reserve >= 1.0:
+        try:
+            singular = singular_locus_of(g, ys, arch, clf, m2, seconds)
+        except M2Timeout:
+            singular["method"] = f"not computed: ran past the {seconds:.0f} s left of --timeout"
     radius: dict[str, Any]
     if points:
         best = min(points, key=lambda p: p.enclosure[1])

@@ -136,7 +136,8 @@ def register(sub: Any) -> None:
                    help="write the ED discriminant on a random 2-dimensional slice of inputs through X0 (PNG)")
     add_path_workers(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the weights, X0, the random choices and the attack")
-    p.add_argument("--timeout", type=positive_seconds, default=300.0, help="seconds per Macaulay2 call (default 300)")
+    p.add_argument("--timeout", type=positive_seconds, default=300.0,
+                   help="seconds for the whole run, each part getting what is left of them (default 300)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_robust)
 

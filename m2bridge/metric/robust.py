@@ -156,18 +156,30 @@ def _local_min(system: DistanceSystem, x: np.ndarray) -> bool:
 def _all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: np.random.Generator,
                 seconds: float | None = None) -> tuple[np.ndarray, str, Count]:
     """Every critical point for the real point u: monodromy at a complex point (seeded on every component over
-    CC), to ``target`` solutions when an exact count is known, else until 3 fresh loops bring nothing new and then
-    while the trace test fails and patient rounds find more; then tracked to u. No new loop after ``seconds`` (the
-    points so far are a lower bound). Returns the points, how, and the monodromy count with its certificate (the
-    trace test)."""
+    CC), to ``target`` solutions when an exact count is known, else until a fresh loop brings nothing new and the
+    trace test passes (while it fails, on until 8 more fresh loops in a row bring nothing); then tracked to u. No
+    new loop after ``seconds`` (the points so far are a lower bound). Returns the points, how, and the monodromy
+    count with its certificate (the trace test)."""
     t0 = time.perf_counter()
     system = DistanceSystem(g, n)
     X, u0 = seed(system, rng)
     seeding = time.perf_counter() - t0
-    options = MonodromyOptions(target=target, stall=3 if target is None else 60, seconds=seconds)
+    options = MonodromyOptions(target=target, stall=1 if target is None else 60, seconds=seconds)
     solved = solve_and_track(system, X, u0, u, rng, options, patience=8 if target is None else 0)
     count = monodromy_count(solved, seeding + solved.solve_seconds)
     return solved.ends, f"{count.method}, tracked to X0", count
+
+
+def _singular_locus(g: sympy.Expr, ys: list, arch: AttentionNetwork, clf: Classifier, m2: Macaulay2,
+                    seconds: float | None) -> dict[str, Any]:
+    """The singular locus (:func:`.boundary.singular_locus_of`) in ``seconds`` (0: none left), or why not."""
+    if seconds is not None and seconds < 1.0:
+        return {"dimension": None, "degree": None, "contains": [], "method": "not computed: no time left of --timeout"}
+    try:
+        return singular_locus_of(g, ys, arch, clf, m2, seconds)
+    except M2Timeout:
+        return {"dimension": None, "degree": None, "contains": [],
+                "method": f"not computed: ran past the {seconds:.0f} s left of --timeout"}
 
 
 def _certify(f: sympy.Expr, n: int, G: list, pts: np.ndarray, x0: list[Fraction]) -> list:
@@ -237,8 +249,8 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
 
     ``method``: "exact" (F4 counts, an error when they time out), "monodromy" (monodromy with the trace test
     only) or "auto" (exact, and monodromy where the exact count times out). ``timeout``: the seconds of the whole
-    report; each part gets what is left of them (an exact count in "auto" and the monodromy half of it), less a
-    twentieth kept for the report itself, and a count or test that the time left does not reach is reported as not
+    report; each part gets what is left of them (an exact count in "auto" half of it, the monodromy half, or three
+    quarters where no exact count follows it), less a twentieth kept for the report itself, and a count or test that the time left does not reach is reported as not
     computed, not lost with the rest."""
     if method not in ("auto", "exact", "monodromy"):
         raise ArchitectureError(f"method must be auto, exact or monodromy, got {method!r}")
@@ -302,7 +314,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     for f, mult in flist:
         exact_count = count_exact(f)
         pts, how, mono = _all_points(f, n, exact_count.value if exact_count else None, u, rng,
-                                     limit(0.5))  # the rest: certificates, counts
+                                     limit(0.5 if exact else 0.75))  # the rest: certificates, counts
         methods.append(how)
         count = exact_count or mono
         if exact_count and mono.value != exact_count.value:
@@ -344,14 +356,6 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
             notes += degeneracy(arch, clf, ed, identity, m2, limit(), seed)
         except M2Timeout:
             notes.append("the comparison with other random weights ran out of the time left (--timeout)")
-    seconds = limit()
-    singular = {"dimension": None, "degree": None, "contains": [],
-                "method": "not computed: no time left of --timeout"}
-    if budget.left() is None or budget.left() - reserve >= 1.0:
-        try:
-            singular = singular_locus_of(g, ys, arch, clf, m2, seconds)
-        except M2Timeout:
-            singular["method"] = f"not computed: ran past the {seconds:.0f} s left of --timeout"
     radius: dict[str, Any]
     if points:
         best = min(points, key=lambda p: p.enclosure[1])
@@ -377,7 +381,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     else:
         radius = {"value": None, "status": Status.NOT_COMPUTED.value,
                   "certificate": "unknown: no real critical point proved by interval Newton"}
-    report = RobustnessReport(arch, clf, X0, g, n, factors, singular, ed, generic, points, complex_count, radius,
+    report = RobustnessReport(arch, clf, X0, g, n, factors, {}, ed, generic, points, complex_count, radius,
                               notes=notes, fibers=fibers)
     if runs:
         report.attack, report.attack_summary = attack(reduced, n, X0, runs, seed, radius.get("value"))
@@ -391,6 +395,8 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
             report.notes.append(f"the attack reached a point at distance {min(nearer):.6g}, nearer than every "
                                 "critical point proved (the attack's points are not proved to lie on the boundary)")
     report.notes.append("points found by " + "; ".join(methods))
+    report.singular = _singular_locus(g, ys, arch, clf, m2, limit() if budget.left() is None or
+                                      budget.left() - reserve >= 1.0 else 0.0)  # last: it only informs
     report.seconds = time.perf_counter() - t_start
     return report
 

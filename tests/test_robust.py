@@ -236,3 +236,21 @@ def test_the_parts_of_a_report_share_its_timeout_and_what_runs_out_is_reported_n
     assert time.monotonic() - started < 8.0 + 3.0  # the generic count may take its 1 s minimum
     assert report.singular["method"].startswith("not computed") and report.singular["dimension"] is None
     assert report.complex_count == 3 and "singular locus: not computed" in str(report)
+
+
+def test_paths_lost_on_the_way_to_x0_are_found_by_monodromy_at_x0(m2, monkeypatch):
+    # fault injection: the tracking from u0 to X0 loses one end; the trace test certified the points at u0, so the
+    # number due at X0 is known, and monodromy at X0 from the ends that arrived finds the lost one again: as many
+    # points as F4 counts at X0
+    from m2bridge.homotopy import pipeline
+
+    arch = LightningAttention((2, 2), 2, 2)
+    clf = random_classifier(arch, 4)
+    real_track_all = pipeline.track_all
+    monkeypatch.setattr(pipeline, "track_all", lambda *a, **k: real_track_all(*a, **k)[1:])
+    report = robustness_report(arch, clf, seed=4, runs=0, m2=m2, method="monodromy")
+    g, ys = boundary_polynomial(arch, clf)
+    at_x0 = hypersurface_count(g, 4, EYE(4), [Fraction(v) for v in report.X0.ravel()], m2)
+    assert report.ed_degree.certificate.startswith("trace test passed")
+    assert report.complex_count == at_x0.value == report.ed_degree.value
+    assert any("did not arrive, so monodromy at X0 went on" in note for note in report.notes)

@@ -32,7 +32,7 @@ from m2bridge.homotopy.krawczyk import (
     krawczyk,
     lagrange_system,
 )
-from m2bridge.homotopy.monodromy import MonodromyOptions
+from m2bridge.homotopy.monodromy import MonodromyOptions, monodromy
 from m2bridge.homotopy.pipeline import solve_and_track
 from m2bridge.metric.boundary import (
     degeneracy,
@@ -157,17 +157,27 @@ def _all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: n
                 seconds: float | None = None) -> tuple[np.ndarray, str, Count]:
     """Every critical point for the real point u: monodromy at a complex point (seeded on every component over
     CC), to ``target`` solutions when an exact count is known, else until a fresh loop brings nothing new and the
-    trace test passes (while it fails, on until 8 more fresh loops in a row bring nothing); then tracked to u. No
-    new loop after ``seconds`` (the points so far are a lower bound). Returns the points, how, and the monodromy
-    count with its certificate (the trace test)."""
-    t0 = time.perf_counter()
+    trace test passes (while it fails, on until 8 more fresh loops in a row bring nothing); then tracked to u, and
+    where paths were lost on the way and the number due is known (the exact count, or the points the trace test
+    certified), monodromy at u itself goes on from those that arrived. No new loop after ``seconds`` (the points so
+    far are a lower bound). Returns the points, how, and the monodromy count with its certificate (the trace
+    test)."""
+    budget = Budget(seconds)
     system = DistanceSystem(g, n)
     X, u0 = seed(system, rng)
-    seeding = time.perf_counter() - t0
+    seeding = budget.elapsed()
     options = MonodromyOptions(target=target, stall=1 if target is None else 60, seconds=seconds)
     solved = solve_and_track(system, X, u0, u, rng, options, patience=8 if target is None else 0)
     count = monodromy_count(solved, seeding + solved.solve_seconds)
-    return solved.ends, f"{count.method}, tracked to X0", count
+    ends, how = solved.ends, f"{count.method}, tracked to X0"
+    due = target if target is not None else len(solved.monodromy.points) if solved.trace.passed else None
+    if due is not None and 0 < len(ends) < due and not budget.expired:
+        more = monodromy(system, ends, np.asarray(u, dtype=complex), rng, target=due, stall=25,
+                         seconds=budget.left(1.0))
+        how += (f"; {due - len(ends)} paths did not arrive, so monodromy at X0 went on from the {len(ends)} that "
+                f"did: {len(more.points)} after {more.loops} loops ({more.paths} paths)")
+        ends = more.points
+    return ends, how, count
 
 
 def _singular_locus(g: sympy.Expr, ys: list, arch: AttentionNetwork, clf: Classifier, m2: Macaulay2,

@@ -260,8 +260,8 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     ``method``: "exact" (F4 counts, an error when they time out), "monodromy" (monodromy with the trace test
     only) or "auto" (exact, and monodromy where the exact count times out). ``timeout``: the seconds of the whole
     report; each part gets what is left of them (an exact count in "auto" half of it, the monodromy half, or three
-    quarters where no exact count follows it), less a twentieth kept for the report itself, and a count or test that the time left does not reach is reported as not
-    computed, not lost with the rest."""
+    quarters where no exact count follows it), less a twentieth kept for the report itself, and a count or test that
+    the time left does not reach is reported as not computed, not lost with the rest."""
     if method not in ("auto", "exact", "monodromy"):
         raise ArchitectureError(f"method must be auto, exact or monodromy, got {method!r}")
     if arch.softmax:

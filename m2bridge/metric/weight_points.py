@@ -282,12 +282,11 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
             bar.update(points - bar.n)
             bar.set_postfix_str(f"{paths} paths, {paths / max(time.monotonic() - started, 1e-9):.0f} paths/s")
 
-        # no exact count: stopped after a fresh loop without a new point, and the trace test (two loops' paths)
-        # decides whether to go on (generic forms, compiled tracker on 2 threads: (2,2) 6816 paths and 3.0 s after
-        # one such loop, 8520 and 4.4 s after three; (3,1) 13032 and 12.5 s, 16290 and 16.8 s; the same points)
+        # no exact count: the trace test is asked after each fresh loop without a new point, and while it fails
+        # the search goes on until 16 more in a row find nothing ((2,4): 8 left its last point out)
         options = MonodromyOptions(target=target, stall=1 if target is None else 25, max_loops=max_loops,
                                    seconds=seconds, on_loop=show, orbit=orbit)
-        solved = solve_and_track(system, start, u0, u, rng, options, patience=8, coordinates=system.coordinates)
+        solved = solve_and_track(system, start, u0, u, rng, options, patience=16, coordinates=system.coordinates)
 
     result, trace, ends = solved.monodromy, solved.trace, solved.ends
     traced, deviation = trace.passed, trace.deviation

@@ -182,7 +182,7 @@ def _all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: n
 
 def _singular_locus(g: sympy.Expr, ys: list, arch: AttentionNetwork, clf: Classifier, m2: Macaulay2,
                     seconds: float | None) -> dict[str, Any]:
-    """The singular locus (:func:`.boundary.singular_locus_of`) in ``seconds`` (0: none left), or why not."""
+    """The singular locus (:func:`.boundary.singular_locus_of`) in ``seconds`` (below 1: none left), or why not."""
     if seconds is not None and seconds < 1.0:
         return {"dimension": None, "degree": None, "contains": [], "method": "not computed: no time left of --timeout"}
     try:
@@ -405,8 +405,8 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
             report.notes.append(f"the attack reached a point at distance {min(nearer):.6g}, nearer than every "
                                 "critical point proved (the attack's points are not proved to lie on the boundary)")
     report.notes.append("points found by " + "; ".join(methods))
-    report.singular = _singular_locus(g, ys, arch, clf, m2, limit() if budget.left() is None or
-                                      budget.left() - reserve >= 1.0 else 0.0)  # last: it only informs
+    left = budget.left()  # last: it only informs
+    report.singular = _singular_locus(g, ys, arch, clf, m2, None if left is None else left - reserve)
     report.seconds = time.perf_counter() - t_start
     return report
 

@@ -1,6 +1,7 @@
 """The compiled path tracker: each path tracked on its own by one compiled loop (numba), the paths spread over
 threads, for every system that gives its evaluation as data (``kernel_data``: :class:`DistanceTables`,
-:class:`ProfileTables`, :class:`WeightTables`, :class:`FormTables`, :class:`PolynomialTables`).
+:class:`ProfileTables`, :class:`WeightTables`, :class:`FormTables`, :class:`PolynomialTables`,
+:class:`.slice_kernels.SliceTables`).
 
 :func:`track` has the contract of :func:`m2bridge.homotopy.tracker.track` (points and ok flags for the solutions X0 at
 ``ua`` tracked to ``ub``): an RK4 predictor and two Newton steps as corrector, as the NumPy tracker (here the last
@@ -15,7 +16,7 @@ rule (accept when the second correction is below (ACCEPT + FAR |x|) |x|, grow by
 system it turned back a third of its steps whose Newton steps contracted a hundredfold or more, and took twice as many
 steps (docs/performance.md, Path trackers). The evaluation of residual, Jacobian and velocity, the small complex
 solves and the step control never call back into Python; the paths do not interact, so the points are the same
-whatever the threads. :mod:`.kernels` and :mod:`.map_kernels` have the evaluations; one step loop serves every system,
+whatever the threads. :mod:`.kernels`, :mod:`.map_kernels` and :mod:`.slice_kernels` have the evaluations; one step loop serves every system,
 the length of the data's tuple picking the evaluation at compile time.
 """
 
@@ -30,7 +31,8 @@ import numpy as np
 from numba import njit, prange
 from numba.extending import overload
 
-from m2bridge.homotopy import kernels, map_kernels
+from m2bridge.homotopy import kernels, map_kernels, slice_kernels
+from m2bridge.homotopy.slice_kernels import SliceTables
 
 
 ACCEPT = 1e-8  # the floor: a last Newton correction below (ACCEPT + FAR |x|) |x| counts as contracted (|x| >= 1)
@@ -176,7 +178,7 @@ def threads(count: int | None) -> Iterator[None]:
         _THREADS.pop()
 
 
-Tables = DistanceTables | ProfileTables | WeightTables | FormTables | PolynomialTables
+Tables = DistanceTables | ProfileTables | WeightTables | FormTables | PolynomialTables | SliceTables
 
 
 def track(tables: Tables, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
@@ -218,8 +220,10 @@ def warm_up() -> float:
     line = np.zeros((3, 7), dtype=complex)  # g = y1 + 2 y2 in two variables: columns g, grad g, Hessian
     line[0, 0], line[1, 0], line[2, 1], line[2, 2] = 1, 2, 1, 2
     started = time.perf_counter()
-    track(DistanceTables(np.array([[1, 0], [0, 1], [0, 0]]), line, np.eye(2)), np.zeros((1, 3)), np.zeros(2),
-          np.zeros(2))
+    distance = DistanceTables(np.array([[1, 0], [0, 1], [0, 0]]), line, np.eye(2))
+    track(distance, np.zeros((1, 3)), np.zeros(2), np.zeros(2))
+    sliced = SliceTables(distance.data, np.ones(2), np.ones(2), np.r_[0, 1, 0, 0, 1, 1], np.eye(6, 1))  # c0 + s = 0
+    track(sliced, np.zeros((1, 4)), np.zeros(1), np.zeros(1))
     profile = ProfileTables(np.array([[[1.0], [0.0]], [[0.0], [1.0]]]), np.eye(2))  # c = (1, w) a
     track(profile, np.ones((1, 1)), np.ones(2), np.ones(2))
     B = profile.data[0]  # the same c = (1, w) a in the weights (w, a)
@@ -236,8 +240,8 @@ def warm_up() -> float:
 
 
 # --- one step loop for every system: the data's tuple has 8 entries (distance), 2 (profile), 3 (weight), 6 (its form
-# homotopy), 7 (a polynomial map) or 11 (its form homotopy); the overloads pick the evaluation by that length when
-# the loop is compiled
+# homotopy), 7 (a polynomial map), 11 (its form homotopy) or 12 (a sliced distance system); the overloads pick the
+# evaluation by that length when the loop is compiled
 
 def _work(D, N):
     """The work arrays of one path of N unknowns (compiled by the overload below)."""
@@ -262,6 +266,8 @@ def _correct(D, W, x, u, du, dx, out):
 
 @overload(_work)
 def _work_impl(D, N):
+    if len(D) == 12:  # the distance system on a line of targets, sliced (:mod:`.slice_kernels`)
+        return lambda D, N: slice_kernels.slice_work(D, N)
     if len(D) == 8:  # the distance system: (mvar, mexp, top, ptr, idx, coef, low, G)
         def impl(D, N):
             T, ncols, top, n = D[0].shape[0], D[3].shape[0] - 1, D[2], D[7].shape[0]
@@ -299,6 +305,8 @@ def _work_impl(D, N):
 
 @overload(_vel)
 def _vel_impl(D, W, x, du, u, out):
+    if len(D) == 12:
+        return lambda D, W, x, du, u, out: slice_kernels.slice_velocity(x, du, u, D, W, out)
     if len(D) == 8:
         def impl(D, W, x, du, u, out):
             kernels.distance_velocity(x, du, D[0], D[1], D[2], D[3], D[4], D[5], D[6], D[7], W[0], W[1], W[2],
@@ -329,6 +337,8 @@ def _vel_impl(D, W, x, du, u, out):
 
 @overload(_newt)
 def _newt_impl(D, W, x, u, steps, dx):
+    if len(D) == 12:
+        return lambda D, W, x, u, steps, dx: slice_kernels.slice_newton(x, u, steps, D, W, dx)
     if len(D) == 8:
         def impl(D, W, x, u, steps, dx):
             return kernels.distance_newton(x, u, steps, D[0], D[1], D[2], D[3], D[4], D[5], D[7], W[0], W[1],
@@ -359,6 +369,8 @@ def _newt_impl(D, W, x, u, steps, dx):
 
 @overload(_correct)
 def _correct_impl(D, W, x, u, du, dx, out):
+    if len(D) == 12:
+        return lambda D, W, x, u, du, dx, out: slice_kernels.slice_correct(x, u, du, D, W, dx, out)
     if len(D) == 8:
         def impl(D, W, x, u, du, dx, out):
             return kernels.distance_correct(x, u, du, D[0], D[1], D[2], D[3], D[4], D[5], D[7], W[0], W[1], W[2],

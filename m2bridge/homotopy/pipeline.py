@@ -11,6 +11,7 @@ import numpy as np
 
 from m2bridge.deadline import Budget
 from m2bridge.homotopy.monodromy import MonodromyOptions, MonodromyResult, monodromy
+from m2bridge.homotopy.pencil import PencilCheck
 from m2bridge.homotopy.trace import TraceTest, trace_test
 from m2bridge.homotopy.tracker import track_all
 
@@ -27,12 +28,16 @@ class Solved:
 
 def solve_and_track(system: Any, start: np.ndarray, u0: np.ndarray, u: np.ndarray | None, rng: np.random.Generator,
                     options: MonodromyOptions, patience: int = 0,
-                    coordinates: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> Solved:
+                    coordinates: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+                    pencil: bool = False) -> Solved:
     """Monodromy from ``start`` at ``u0`` (``options``) and the trace test; with no exact count (``options.target``
     None) the trace test runs whenever ``options.stall`` fresh loops in a row found nothing, and while it fails
     monodromy goes on patiently (every path with the large step budget) until it passes or ``patience`` more fresh
-    loops in a row find nothing. Then every solution is tracked to ``u`` (None: not tracked). With
-    ``options.seconds`` the trace tests get what is left of them (at least 1 s each)."""
+    loops in a row find nothing. ``pencil``: where the trace test along a line still fails then, the trace test
+    along a pencil of quadrics is asked once (:mod:`.pencil`: for families whose solutions escape to infinity at
+    finite parameters, where the trace along a line is not affine even over every solution), its own monodromy
+    going on from the points (and finding any still missing). Then every solution is tracked to ``u`` (None: not
+    tracked). With ``options.seconds`` the trace tests get what is left of them (at least 1 s each)."""
     budget = Budget(options.seconds)
     checks: list[tuple[int, TraceTest]] = []
 
@@ -46,6 +51,12 @@ def solve_and_track(system: Any, start: np.ndarray, u0: np.ndarray, u: np.ndarra
     result = monodromy(system, start, u0, rng, options)
     trace = (checks[-1][1] if checks and checks[-1][0] == len(result.points) else
              trace_test(system, result.points, u0, rng, coordinates=coordinates, seconds=budget.left(1.0)))
+    if pencil and options.target is None and not trace.passed and not budget.expired:
+        check = PencilCheck(system, u0, rng, seconds=budget.left(1.0))
+        check(result.points)
+        points = np.vstack([result.points, check.found])  # the verdict is on these
+        result = replace(result, points=points, loops=result.loops + check.loops, paths=result.paths + check.paths)
+        trace = check.last
     solve_seconds = budget.elapsed()
     ends = (track_all(system, result.points, u0, np.asarray(u, dtype=complex), rng) if u is not None else
             np.zeros((0, system.unknowns), dtype=complex))

@@ -21,11 +21,15 @@ class TraceTest:
     passed: bool
     deviation: float
     margin: float = float("nan")
+    pencil: bool = False  # along the pencil s (a.y - 1) = t (:mod:`.pencil`), not a line of parameters
+    witnesses: int = 0  # the pencil's points on a.y = 1
 
     def describe(self) -> str:
         """The deviation and its margin, for a certificate."""
-        return f"deviation {self.deviation:.1e}" + (
-            f", {self.margin:.0e} of one typical point's own" if np.isfinite(self.margin) else "")
+        return (f"along a pencil of quadrics, with {self.witnesses} witnesses: " if self.pencil else "") + (
+            f"deviation {self.deviation:.1e}") + (
+            f", {self.margin:.0e} of " + ("the smallest" if self.pencil else "one typical") + " point's own"
+            if np.isfinite(self.margin) else "")
 
 
 def trace_test(system: Any, points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
@@ -64,7 +68,7 @@ def trace_test(system: Any, points: np.ndarray, u0: np.ndarray, rng: np.random.G
             traces.append(coords(X, u0 + s * v).sum(axis=0))
         if not clean:
             continue
-        off = float(np.abs(_off_affine(traces, svals)).max())
+        off = float(np.abs(off_affine(traces, svals)).max())
         size = max(1.0, float(np.abs(coords(points, u0)).sum()))
         best = off / size
         one = _typical_deviation(system, points, u0, v, svals, coords, sample)
@@ -77,7 +81,7 @@ def trace_test(system: Any, points: np.ndarray, u0: np.ndarray, rng: np.random.G
     return TraceTest(False, best)
 
 
-def _off_affine(values: list[np.ndarray], svals: list[complex]) -> np.ndarray:
+def off_affine(values: list[np.ndarray], svals: list[complex]) -> np.ndarray:
     """How far the values at s_2 are from the line through those at s_0 = 0 and s_1 (the trace test's measure)."""
     return values[2] - values[0] - (values[1] - values[0]) * (svals[2] / svals[1])
 
@@ -99,7 +103,7 @@ def _typical_deviation(system: Any, points: np.ndarray, u0: np.ndarray, v: np.nd
         arrived &= ok
     if not arrived.any():
         return 0.0
-    off = np.abs(_off_affine(ends, svals))[arrived].max(axis=1)
+    off = np.abs(off_affine(ends, svals))[arrived].max(axis=1)
     sizes = np.maximum(1.0, np.abs(ends[0][arrived]).max(axis=1))
     one = float(np.median(off))
     return one if one > 1e-9 * float(np.median(sizes)) else float("nan")

@@ -155,19 +155,19 @@ def _local_min(system: DistanceSystem, x: np.ndarray) -> bool:
 
 def _all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: np.random.Generator,
                 seconds: float | None = None) -> tuple[np.ndarray, str, Count]:
-    """Every critical point for the real point u: monodromy at a complex point (seeded on every component over
-    CC), to ``target`` solutions when an exact count is known, else until a fresh loop brings nothing new and the
-    trace test passes (while it fails, on until 8 more fresh loops in a row bring nothing); then tracked to u, and
-    where paths were lost on the way and the number due is known (the exact count, or the points the trace test
+    """Every critical point for the real point u: monodromy at a complex point (seeded on every component over CC), to
+    ``target`` solutions when an exact count is known, else until a fresh loop brings nothing new and the trace test
+    passes (while it fails, on until 8 more fresh loops in a row bring nothing, and then the trace test along a
+    pencil of quadrics, which holds where points escape to infinity: :mod:`..homotopy.pencil`); then tracked to u,
+    and where paths were lost on the way and the number due is known (the exact count, or the points the trace test
     certified), monodromy at u itself goes on from those that arrived. No new loop after ``seconds`` (the points so
-    far are a lower bound). Returns the points, how, and the monodromy count with its certificate (the trace
-    test)."""
+    far are a lower bound). Returns the points, how, and the monodromy count with its certificate (the trace test)."""
     budget = Budget(seconds)
     system = DistanceSystem(g, n)
     X, u0 = seed(system, rng)
     seeding = budget.elapsed()
     options = MonodromyOptions(target=target, stall=1 if target is None else 60, seconds=seconds)
-    solved = solve_and_track(system, X, u0, u, rng, options, patience=8 if target is None else 0)
+    solved = solve_and_track(system, X, u0, u, rng, options, patience=8 if target is None else 0, pencil=True)
     count = monodromy_count(solved, seeding + solved.solve_seconds)
     ends, how = solved.ends, f"{count.method}, tracked to X0"
     due = target if target is not None else len(solved.monodromy.points) if solved.trace.passed else None

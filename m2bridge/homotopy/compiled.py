@@ -16,8 +16,8 @@ rule (accept when the second correction is below (ACCEPT + FAR |x|) |x|, grow by
 system it turned back a third of its steps whose Newton steps contracted a hundredfold or more, and took twice as many
 steps (docs/performance.md, Path trackers). The evaluation of residual, Jacobian and velocity, the small complex
 solves and the step control never call back into Python; the paths do not interact, so the points are the same
-whatever the threads. :mod:`.kernels`, :mod:`.map_kernels` and :mod:`.slice_kernels` have the evaluations; one step loop serves every system,
-the length of the data's tuple picking the evaluation at compile time.
+whatever the threads. :mod:`.kernels`, :mod:`.map_kernels` and :mod:`.slice_kernels` have the evaluations; one step
+loop serves every system, the length of the data's tuple picking the evaluation at compile time.
 """
 
 from __future__ import annotations

@@ -19,13 +19,18 @@ def _complete(check: pencil.PencilCheck, points: np.ndarray) -> np.ndarray:
     return np.vstack([np.hstack([points, np.zeros((len(points), 1))]), check.witnesses])
 
 
+def _solutions(g, n: int, count: int) -> tuple:
+    """The distance system of g, a parameter point u0 and ``count`` solutions there found by monodromy."""
+    system = homotopy.DistanceSystem(g, n)
+    rng = np.random.default_rng(0)
+    X, u0 = homotopy.seed(system, rng)
+    return system, u0, homotopy.monodromy(system, X, u0, rng, target=count, stall=40).points
+
+
 def test_on_a_general_cone_the_pencil_has_as_many_witnesses_as_solutions_and_rejects_a_subset():
     g = random_cone(3, 5, np.random.default_rng(0))
     expected = 3 + 6 + 12 + 24  # sum of e (e-1)^i, i < n - 1 (Draisma et al. 2016): nothing escapes here
-    system = homotopy.DistanceSystem(g, 5)
-    rng = np.random.default_rng(0)
-    X, u0 = homotopy.seed(system, rng)
-    points = homotopy.monodromy(system, X, u0, rng, target=expected, stall=40).points
+    system, u0, points = _solutions(g, 5, expected)
     assert len(points) == expected
     check = pencil.pencil_trace_test(system, points, u0, np.random.default_rng(1))
     assert check.last.passed and check.last.witnesses == expected and not len(check.found), check.last
@@ -36,10 +41,8 @@ def test_on_a_general_cone_the_pencil_has_as_many_witnesses_as_solutions_and_rej
 
 def test_the_sliced_system_is_tracked_alike_by_the_compiled_and_the_numpy_tracker():
     g = random_cone(3, 4, np.random.default_rng(1))
-    system = homotopy.DistanceSystem(g, 4)
+    system, u0, points = _solutions(g, 4, 3 + 6 + 12)
     rng = np.random.default_rng(0)
-    X, u0 = homotopy.seed(system, rng)
-    points = homotopy.monodromy(system, X, u0, rng, target=3 + 6 + 12, stall=40).points
     a = rng.standard_normal(4) + 1j * rng.standard_normal(4)
     family = pencil.pencil_family(system, u0, rng.standard_normal(4) + 1j * rng.standard_normal(4), a / 10)
     assert family.kernel_data is not None
@@ -60,10 +63,7 @@ def test_solutions_escape_on_an_attention_boundary_so_the_line_fails_and_the_pen
     g, ys = boundary_polynomial(arch, random_classifier(arch, 0))
     eye = [[Fraction(int(i == j)) for j in range(6)] for i in range(6)]
     exact = hypersurface_count(g, 6, eye, None, m2).value
-    system = homotopy.DistanceSystem(g, 6)
-    rng = np.random.default_rng(0)
-    X, u0 = homotopy.seed(system, rng)
-    points = homotopy.monodromy(system, X, u0, rng, target=exact, stall=40).points
+    system, u0, points = _solutions(g, 6, exact)
     assert len(points) == exact
     # every solution, and still the trace along a line of targets is not affine: some escape to infinity on it
     line = homotopy.trace_test(system, points, u0, np.random.default_rng(1))

@@ -3,7 +3,7 @@
 One module per concept: :mod:`.systems` (the distance system and its start points), :mod:`.tracker` (the path
 tracker and its workers), :mod:`.compiled` and :mod:`.kernels` (the compiled step loop and the evaluations it
 runs), :mod:`.dedup` (distinct and nonsingular solutions), :mod:`.endgame` (the form
-homotopy with its end game), :mod:`.monodromy`, :mod:`.trace` (the trace test) and :mod:`.krawczyk` (certification).
+homotopy with its end game), :mod:`.monodromy`, :mod:`.trace` and :mod:`.pencil` (the trace tests) and :mod:`.krawczyk` (certification).
 
 The system: g(y) = 0, G (y - u) - lam grad g(y) = 0 in the unknowns x = (y, lam), with the point u as
 parameter (linear in u). Solutions are tracked along straight segments between complex parameter
@@ -13,10 +13,12 @@ probability one), all paths at once, by an RK4 predictor and a Newton corrector 
 * :func:`monodromy`: the solutions at one parameter point u0, found from one seed by monodromy loops
   u0 -> u1 -> u2 -> u0, kept and reused (each solution goes once through each loop); stopped when a target count
   is reached or after ``stall`` fresh loops without a new solution (then a lower bound).
-* :func:`trace_test`: the linear trace test of Leykin, Rodriguez and Sottile, for a cone: along a random
-  complex line u0 + s v, the sum of the y-coordinates of a complete set of solutions is affine in s
-  (the solutions grow linearly with u, and the fiber map is finite for generic lines); a set that misses
-  solutions gives a non-affine trace.
+* :func:`trace_test`: the linear trace test of Leykin, Rodriguez and Sottile: along a random complex line
+  u0 + s v, the sum of the y-coordinates of a complete set of solutions is affine in s where no solution escapes
+  to infinity at a finite s; a set that misses solutions gives a non-affine trace.
+* :func:`pencil_trace_test` (:mod:`.pencil`): the trace test along the pencil of quadrics s (a.y - 1) = t on the
+  curve over the line, which holds where solutions do escape (the decision boundaries of attention); its sliced
+  system is compiled in :mod:`.slice_kernels`.
 * :func:`track`: all solutions from u0 to another parameter point (for example the user's real input).
 * :func:`form_homotopy`: the solutions for one form G_a and target u_a carried to another form G_b and target u_b
   (a coefficient-parameter homotopy, Morgan and Sommese 1989: every isolated solution for (G_b, u_b) is the end of a
@@ -31,13 +33,13 @@ bench/trackers.py and the changelog have the measurements against other trackers
 from m2bridge.homotopy.dedup import new_points, nonsingular, nonsingular_ends
 from m2bridge.homotopy.endgame import FormHomotopy, FormHomotopyResult, form_homotopy
 from m2bridge.homotopy.monodromy import MonodromyOptions, MonodromyResult, monodromy
+from m2bridge.homotopy.pencil import PencilCheck, pencil_trace_test
 from m2bridge.homotopy.pipeline import Solved, solve_and_track
 from m2bridge.homotopy.systems import DistanceSystem, monomial_table, seed
 from m2bridge.homotopy.trace import TraceTest, trace_test
 from m2bridge.homotopy.tracker import System, newton, track, track_all, track_numpy, tracking_workers
 
-__all__ = ["DistanceSystem", "FormHomotopy", "FormHomotopyResult", "MonodromyOptions", "MonodromyResult", "Solved",
-           "System", "TraceTest", "form_homotopy", "monodromy", "monomial_table", "new_points", "newton", "nonsingular",
-           "nonsingular_ends",
-           "seed", "solve_and_track", "trace_test", "track", "track_all", "track_numpy",
-           "tracking_workers"]
+__all__ = ["DistanceSystem", "FormHomotopy", "FormHomotopyResult", "MonodromyOptions", "MonodromyResult",
+           "PencilCheck", "Solved", "System", "TraceTest", "form_homotopy", "monodromy", "monomial_table", "new_points",
+           "newton", "nonsingular", "nonsingular_ends", "pencil_trace_test", "seed", "solve_and_track", "trace_test",
+           "track", "track_all", "track_numpy", "tracking_workers"]

@@ -24,16 +24,16 @@ import numpy as np
 
 from m2bridge.homotopy import tracker
 from m2bridge.homotopy.dedup import new_points
-from m2bridge.homotopy.slice_kernels import SliceTables
 from m2bridge.homotopy.monodromy import MonodromyOptions, monodromy
+from m2bridge.homotopy.slice_kernels import SliceTables
 from m2bridge.homotopy.trace import TraceTest, off_affine
-
 
 
 class CurveSlice:
     """The system F(x; u0 + s v) = 0, c0 + c1 s + (c2 s + c3) a.y = 0 in the unknowns (x, s), where y is the first
     ``k`` unknowns of x, and the coefficients (c0, c1, c2, c3, a) are ``offset + basis @ p`` for the parameters p of
-    this system (the affine family a caller moves in: the slope a alone, or the pencil's t)."""
+    this system (the affine family a caller moves in: :func:`pencil_family` moves t and a). Distance systems
+    (:class:`.systems.DistanceSystem`) are tracked by the compiled tracker, others by NumPy."""
 
     def __init__(self, base: Any, u0: np.ndarray, v: np.ndarray, k: int, offset: np.ndarray, basis: np.ndarray):
         self.base, self.u0, self.v, self.k = base, np.asarray(u0, dtype=complex), np.asarray(v, dtype=complex), k
@@ -50,12 +50,8 @@ class CurveSlice:
         return X, s, self.u0 + s[:, None] * self.v, np.broadcast_to(coef, (len(Z), len(self.offset)))
 
     def _along_v(self, X: np.ndarray, U: np.ndarray, J: np.ndarray) -> np.ndarray:
-        """dF/ds = dF/du v at every point."""
-        derivative = getattr(self.base, "parameter_derivative", None)
-        V = np.broadcast_to(self.v, U.shape)
-        if derivative is not None:
-            return derivative(X, V, U)
-        return -np.einsum("bij,bj->bi", J, self.base.velocity(X, V, U))
+        """dF/ds = dF/du v at every point (J times the base's velocity along v, negated)."""
+        return -np.einsum("bij,bj->bi", J, self.base.velocity(X, np.broadcast_to(self.v, U.shape), U))
 
     def residual(self, Z: np.ndarray, P: np.ndarray) -> np.ndarray:
         X, s, U, c = self._split(Z, P)
@@ -96,12 +92,12 @@ def pencil_family(base: Any, u0: np.ndarray, v: np.ndarray, a: np.ndarray) -> Cu
 
 
 class PencilCheck:
-    """The pencil trace test as monodromy's ``verify`` at u0: asked with the solutions found so far, it searches the
-    witnesses by monodromy in (t, a) from them and the witnesses of earlier calls (the line u0 + s v and the slope a
-    are drawn at the first call and kept), which also finds solutions at u0 still missing (``found``), and asks the
-    trace along t after ``stall`` fresh loops in a row find nothing, until it passes or ``patience`` more find
-    nothing. ``last``: the last verdict; ``loops``, ``paths``: its monodromy's, summed. No new loop after
-    ``seconds`` from its making."""
+    """The pencil trace test, also fit to be monodromy's ``verify`` at u0: asked with the solutions found so far, it
+    searches the witnesses by monodromy in (t, a) from them and the witnesses of earlier calls (the line u0 + s v
+    and the slope a are drawn at the first call and kept), which also finds solutions at u0 still missing
+    (``found``), and asks the trace along t after ``stall`` fresh loops in a row find nothing, until it passes or
+    ``patience`` more find nothing. ``last``: the last verdict; ``loops``, ``paths``: its monodromy's, summed. No
+    new loop after ``seconds`` from its making."""
 
     def __init__(self, system: Any, u0: np.ndarray, rng: np.random.Generator, seconds: float | None = None,
                  stall: int = 1, patience: int = 6):
@@ -133,8 +129,8 @@ class PencilCheck:
             verdicts.append((len(Z), trace_along_t(family, Z, self.p0, self.rng, stop)))
             return verdicts[-1][1].passed
 
-        left = None if self.stop is None else max(0.0, self.stop - time.monotonic())
         stop = self.stop
+        left = None if stop is None else max(0.0, stop - time.monotonic())
         start = np.vstack([np.hstack([points, np.zeros((len(points), 1))]), self.witnesses])
         found = monodromy(family, start, self.p0, self.rng, MonodromyOptions(
             stall=self.stall, verify=verify, patience=self.patience, seconds=left, patient=True))

@@ -59,7 +59,7 @@ class CurveSlice:
         residual, and so the points, are off by more than the trace test can tell from a missing point."""
         Z = np.asarray(Z)
         P = np.broadcast_to(p, (len(Z), len(p)))
-        if not hasattr(self.base, "exponents"):
+        if getattr(self, "kernel_data", None) is None:  # not a distance system in its own unknowns y
             return tracker.newton(self, Z, P, steps=steps)[0]
         wide = Z.astype(np.clongdouble)
         for _ in range(steps):
@@ -195,25 +195,29 @@ def trace_along_t(family: CurveSlice, Z: np.ndarray, p0: np.ndarray, rng: np.ran
     (each tracked alone, straight): a point far out barely moves along the pencil (its s changes as t / a.y), so
     its own deviation can be a thousandth of a typical point's, and a yardstick from typical points would let it
     go missing unseen. A pair of values of t on which a path fails (also through detours) or two paths meet says
-    nothing and another is tried, up to ``tries`` (then deviation inf); nan when the time ran out."""
+    nothing and another is tried, at each of the ``reaches`` (the size of t) in turn (then deviation inf); nan
+    when the time ran out. Every end is refined (:meth:`CurveSlice.refine`) before it is summed or compared."""
     k = family.k
     size = max(1.0, float(np.abs(Z[:, :k]).sum()))
     for reach in reaches:
         if stop is not None and time.monotonic() > stop:
             return TraceTest(False, float("nan"))
         tvals = [0.0] + [complex(*rng.standard_normal(2)) * reach for _ in "12"]
-        ends, alone, arrived = [Z], [Z[:, :k]], np.ones(len(Z), dtype=bool)
+        start = family.refine(Z, p0)  # every end refined alike, the start too: its noise weighs as much
+        ends, alone, arrived = [start], [start[:, :k]], np.ones(len(Z), dtype=bool)
         for t in tvals[1:]:
             p = p0.copy()
             p[0] = t
             X, ok = tracker.track(family, Z, p0, p, max_steps=20000)
-            alone.append(X[:, :k])
+            alone.append(family.refine(X, p)[:, :k])
             arrived &= ok
             if not ok.all() or len(new_points(np.zeros((0, X.shape[1])), X)) < len(Z):
                 X = tracker.track_all(family, Z, p0, p, rng, max_steps=20000)
             if len(X) < len(Z):
                 break
             ends.append(family.refine(X, p))
+        if stop is not None and time.monotonic() > stop:
+            return TraceTest(False, float("nan"))
         if len(ends) < 3:
             continue
         off = float(np.abs(off_affine([X[:, :k].sum(axis=0) for X in ends], tvals)).max())

@@ -2,8 +2,8 @@
 
 One module per concept: :mod:`.systems` (the distance system and its start points), :mod:`.tracker` (the path
 tracker and its workers), :mod:`.compiled` and :mod:`.kernels` (the compiled step loop and the evaluations it
-runs), :mod:`.dedup` (distinct and nonsingular solutions), :mod:`.endgame` (the form
-homotopy with its end game), :mod:`.monodromy`, :mod:`.trace` and :mod:`.pencil` (the trace tests) and :mod:`.krawczyk` (certification).
+runs), :mod:`.dedup` (distinct and nonsingular solutions), :mod:`.endgame` (the form homotopy with its end game),
+:mod:`.monodromy`, :mod:`.trace` and :mod:`.pencil` (the trace tests) and :mod:`.krawczyk` (certification).
 
 The system: g(y) = 0, G (y - u) - lam grad g(y) = 0 in the unknowns x = (y, lam), with the point u as
 parameter (linear in u). Solutions are tracked along straight segments between complex parameter

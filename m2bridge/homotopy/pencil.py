@@ -54,37 +54,17 @@ class CurveSlice:
         return -np.einsum("bij,bj->bi", J, self.base.velocity(X, np.broadcast_to(self.v, U.shape), U))
 
     def refine(self, Z: np.ndarray, p: np.ndarray, steps: int = 3) -> np.ndarray:
-        """Newton's method at the parameters p with the residual in extended precision (long double) where the base
-        is a distance system: far out (|y| of 1e5 and more) the cubic's terms cancel, and in double precision its
-        residual, and so the points, are off by more than the trace test can tell from a missing point."""
-        Z = np.asarray(Z)
+        """Newton's method at the parameters p with the residual evaluated in long double (the Jacobian in double):
+        far out (|y| of 1e5 and more) the cubic's terms cancel, and in double precision the residual, and so the
+        points, are off by more than the trace test can tell from a missing point. A base system whose residual
+        does not keep the points' precision gets plain Newton steps."""
         P = np.broadcast_to(p, (len(Z), len(p)))
-        if getattr(self, "kernel_data", None) is None:  # not a distance system in its own unknowns y
-            return tracker.newton(self, Z, P, steps=steps)[0]
-        wide = Z.astype(np.clongdouble)
+        wide = np.asarray(Z).astype(np.clongdouble)
         for _ in range(steps):
-            F = self._wide_residual(wide, np.asarray(p))
+            F = self.residual(wide, P)
             dx = tracker.solve_linear(self.jacobian(wide.astype(complex), P), -F.astype(complex))
             wide = wide + dx.astype(np.clongdouble)
         return wide.astype(complex)
-
-    def _wide_residual(self, Z: np.ndarray, p: np.ndarray) -> np.ndarray:
-        """The residual of a distance system's slice at the points Z and parameters p in long double."""
-        base, k = self.base, self.k
-        y, lam, s = Z[:, :k], Z[:, k], Z[:, k + 1]
-        powers = [np.ones_like(y)]
-        for _ in range(int(base.exponents.max(initial=0))):
-            powers.append(powers[-1] * y)
-        P = np.stack(powers)
-        monos = np.ones((len(Z), len(base.exponents)), dtype=np.clongdouble)
-        for i in range(k):
-            monos *= P[base.exponents[:, i], :, i].T
-        values = monos @ base.coefficients[:, :k + 1].astype(np.clongdouble)
-        u = self.u0.astype(np.clongdouble) + s[:, None] * self.v.astype(np.clongdouble)
-        c = (self.offset + p @ self.basis.T).astype(np.clongdouble)
-        last = c[0] + c[1] * s + (c[2] * s + c[3]) * (y @ c[4:])
-        G = base.G.astype(np.clongdouble)
-        return np.concatenate([values[:, :1], (y - u) @ G.T - lam[:, None] * values[:, 1:], last[:, None]], axis=1)
 
     def residual(self, Z: np.ndarray, P: np.ndarray) -> np.ndarray:
         X, s, U, c = self._split(Z, P)
@@ -209,13 +189,15 @@ def trace_along_t(family: CurveSlice, Z: np.ndarray, p0: np.ndarray, rng: np.ran
             p = p0.copy()
             p[0] = t
             X, ok = tracker.track(family, Z, p0, p, max_steps=20000)
-            alone.append(family.refine(X, p)[:, :k])
+            X = family.refine(X, p)
+            alone.append(X[:, :k])
             arrived &= ok
             if not ok.all() or len(new_points(np.zeros((0, X.shape[1])), X)) < len(Z):
                 X = tracker.track_all(family, Z, p0, p, rng, max_steps=20000)
-            if len(X) < len(Z):
-                break
-            ends.append(family.refine(X, p))
+                if len(X) < len(Z):
+                    break
+                X = family.refine(X, p)
+            ends.append(X)
         if stop is not None and time.monotonic() > stop:
             return TraceTest(False, float("nan"))
         if len(ends) < 3:

@@ -108,7 +108,6 @@ def slice_work(D, N):
             np.empty(n, dtype=c), np.empty(4 + n, dtype=c), np.empty(4 + n, dtype=c))
 
 
-
 @njit(**OPTIONS)
 def slice_velocity(z, dp, p, D, W, out):
     """out = dz/dt along p(t) = p_a + t dp."""

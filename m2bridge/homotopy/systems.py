@@ -15,13 +15,14 @@ from m2bridge.homotopy.tracker import newton, solve_linear
 
 
 def monomials(Y: np.ndarray, exponents: np.ndarray) -> np.ndarray:
-    """(batch, terms): every monomial at every point (powers by repeated products)."""
+    """(batch, terms): every monomial at every point (powers by repeated products), complex, in the points'
+    precision where it is wider (long double for :meth:`.pencil.CurveSlice.refine`)."""
     top = int(exponents.max(initial=0))
     powers = [np.ones_like(Y)]
     for _ in range(top):
         powers.append(powers[-1] * Y)
     P = np.stack(powers)  # (top+1, batch, n)
-    out = np.ones((Y.shape[0], exponents.shape[0]), dtype=complex)
+    out = np.ones((Y.shape[0], exponents.shape[0]), dtype=np.result_type(Y, complex))
     for i in range(Y.shape[1]):
         out *= P[exponents[:, i], :, i].T
     return out

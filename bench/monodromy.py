@@ -7,10 +7,11 @@ NumPy tracker (the reference, one process), with the compiled tracker on one thr
 (the same points); printed with their points, loops, paths, seconds, the trace test and F4's exact count beside
 them, and the NumPy tracker's seconds over the compiled one's. ``--seeds N``: every row over seeds 1..N, totals
 printed (the loops a seed draws decide how long its last points take). ``--former``: a row with the former monodromy
-strategy (a fresh loop of reach 1 every round); ``--all-weights``: a row in all the weights.
+strategy (a fresh loop of reach 1 every round); ``--around``: a row with loops around u0 (instead of triangles
+with a corner at u0); ``--all-weights``: a row in all the weights.
 
 Usage: python bench/monodromy.py [--cases 2,1 2,2 3,1] [--no-f4] [--workers N] [--seeds N] [--former]
-                                 [--all-weights] [--skip-numpy]
+                                 [--around] [--all-weights] [--skip-numpy]
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=1,
                     help="run every row with seeds 1..N and print the totals (monodromy's cost varies with its loops)")
     ap.add_argument("--former", action="store_true", help="a row with the former monodromy strategy")
+    ap.add_argument("--around", action="store_true",
+                    help="a row with loops around u0 instead of triangles at it (compiled tracker)")
     ap.add_argument("--all-weights", action="store_true", help="a row with monodromy in all the weights")
     ap.add_argument("--skip-numpy", action="store_true", help="no row with the NumPy tracker (the slow one)")
     args = ap.parse_args()
@@ -76,6 +79,9 @@ def main() -> None:
         if args.former:
             rows.append(("V alone, former strategy", profile_points, unknowns, 1,
                          partial(monodromy, reuse=False, reach=1.0), False))
+        if args.around:
+            rows.append((f"V alone, loops around u0, {args.workers} thr.", profile_points, unknowns, args.workers,
+                         partial(monodromy, around=True), False))
         if args.all_weights:
             rows.append(("all weights", weight_space_points, len(param.weights) - 1, 1, monodromy, False))
         seconds_of = {}

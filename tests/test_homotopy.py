@@ -195,6 +195,33 @@ def test_monodromy_pushes_each_point_once_through_each_kept_loop(monkeypatch):
     assert not any(a & b for i, a in enumerate(rounds) for b in rounds[:i])
 
 
+def test_monodromy_loops_around_u0_find_the_same_points(monkeypatch):
+    # the quadric cone above (generic ED degree of the 2 x 2 rank-one matrices: 6) from one seed point, with loops
+    # around u0: five legs u0 -> c1 -> c2 -> c3 -> c1 -> u0, the corners a triangle centred on u0 in a real plane
+    # orthogonal to u0, at reach times its size; the same 6 points as the triangles at u0
+    from m2bridge import homotopy
+
+    system, start, u0 = _quadric_cone_start()
+    real_track, legs = homotopy.tracker.track, []
+
+    def recording(system, X0, ua, ub, *args, **kwargs):
+        first = lambda v: np.broadcast_to(v, (len(X0), len(u0)))[0].copy()  # noqa: E731 (the first path's end)
+        legs.append((first(ua), first(ub)))
+        return real_track(system, X0, ua, ub, *args, **kwargs)
+
+    monkeypatch.setattr(homotopy.tracker, "track", recording)
+    around = homotopy.monodromy(system, start[:1], u0, np.random.default_rng(4), stall=10, around=True)
+    assert len(legs) % 5 == 0 and np.allclose(legs[0][0], u0) and np.allclose(legs[4][1], u0)
+    corners = np.array([legs[k][1] for k in range(3)])
+    assert np.allclose(legs[3][1], corners[0]) and np.allclose(corners.mean(axis=0), u0)
+    radius = 3.0 * max(1.0, np.linalg.norm(u0))
+    assert np.allclose(np.linalg.norm(corners - u0, axis=1), radius)
+    assert np.allclose(np.real(np.conj(corners - u0) @ u0), 0, atol=1e-9 * radius * np.linalg.norm(u0))
+    triangles = homotopy.monodromy(system, start[:1], u0, np.random.default_rng(4), stall=10)
+    assert len(around.points) == len(triangles.points) == 6
+    assert len(homotopy.new_points(triangles.points, around.points)) == 0
+
+
 def test_monodromy_asks_verify_after_the_stall_and_goes_on_from_where_it_is_while_it_says_no():
     # the quadric cone above, 6 critical points, from one seed point: a verify that accepts only all six is asked
     # once per number of points (after a fresh loop found nothing), and the search goes on until it accepts; one that

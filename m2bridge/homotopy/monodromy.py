@@ -36,12 +36,24 @@ class MonodromyOptions:
     reuse: bool = True  # keep the loops and reuse them (False: a fresh loop every round, the former strategy)
     width: int = 3  # loops drawn at the start
     reach: float = 3.0  # the loops' distance from u0, in units of the size of u0
+    around: bool = False  # loops around u0 (out, a triangle about u0, back) instead of triangles with a corner at u0
+
+
+def _complex_normal(rng: np.random.Generator, n: int) -> np.ndarray:
+    return rng.standard_normal(n) + 1j * rng.standard_normal(n)
 
 
 def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
               options: MonodromyOptions | None = None, **changes: Any) -> MonodromyResult:
-    """Monodromy loops u0 -> u1 -> u2 -> u0 through random complex parameters u1, u2 (at ``reach`` times the size of
-    u0 from it) from the given solutions; ``options`` (:class:`MonodromyOptions`), with ``changes`` to its fields.
+    """Monodromy loops from u0 through random complex parameters, from the given solutions; ``options``
+    (:class:`MonodromyOptions`), with ``changes`` to its fields.
+
+    A loop is a triangle with a corner at u0: u0 -> u1 -> u2 -> u0, u1 and u2 drawn at ``reach`` times the size
+    of u0 from it. With ``around``, a loop goes around u0 instead: out to the first corner of a triangle about u0
+    (circumradius ``reach`` times the size of u0) in a random real plane through u0 orthogonal to it, around the
+    triangle, and back. Such a loop moves more of the solutions of a cone's family (where the loop's plane meets
+    the branch locus about u0), at about one and a half times the paths' cost; bench/monodromy.py --around
+    compares the two.
 
     The loops are kept (``reuse``): each round pushes through every kept loop only the solutions not yet pushed
     through it (all such pairs in one batch per leg), so a solution is tracked once per loop, and the points spread
@@ -52,9 +64,8 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     gets the large step budget and the search goes on from where it is, the kept loops kept, until it says so or
     ``patience`` more fresh loops in a row find nothing (it is asked again whenever they did find points). With
     ``reuse=False`` every round is a fresh loop through all the points (the former strategy, kept for comparison).
-    ``max_loops``: the most loops drawn (and 20 times as many rounds: a guard). Larger loops move more points: a
-    loop of the size of u0 leaves some points fixed, and the last points are found by the rare loops that move them
-    (``reach``; bench/monodromy.py compares the strategies).
+    ``max_loops``: the most loops drawn (and 20 times as many rounds: a guard); bench/monodromy.py compares the
+    strategies.
 
     No new round starts after ``seconds``, and a round whose leg ends past them is dropped (its points kept);
     ``on_loop`` gets the number of solutions and of paths tracked after each round. ``orbit``: the images of
@@ -71,11 +82,18 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
 
     sols = new_points(np.zeros((0, system.unknowns)), closed(seed_points))
     scale = reach * max(1.0, float(np.abs(u0).max()))
+    size = max(1.0, float(np.linalg.norm(u0)))
 
     def draw() -> list:
-        """A random loop through u1 and u2, and how many of the points have been pushed through it."""
-        u1, u2 = (u0 + scale * (rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n)) for _ in "12")
-        return [u1, u2, 0]
+        """A random loop's corners after u0, and how many of the points have been pushed through it."""
+        if not opts.around:
+            return [np.array([u0 + scale * _complex_normal(rng, system.n) for _ in "12"]), 0]
+        # a real plane through u0 orthogonal to it (as vectors of R^2n), where the branch points of a cone's
+        # family are densest about u0; a triangle about u0 in it, entered and left at its first corner
+        vectors = np.stack([u0, _complex_normal(rng, system.n), _complex_normal(rng, system.n)]).astype(complex)
+        frame = np.linalg.qr(vectors.view(float).T)[0].T[1:].copy().view(complex) * size  # (2, n)
+        angles = rng.uniform(0, 2 * np.pi) + np.array([0, 2, 4, 0]) * np.pi / 3
+        return [u0 + opts.reach * (np.cos(angles)[:, None] * frame[0] + np.sin(angles)[:, None] * frame[1]), 0]
 
     kept = [draw() for _ in range(min(width, max_loops) if reuse else 0)]
     failed: list[tuple[np.ndarray, int]] = []  # (points, loop) whose paths failed with the small budget
@@ -99,7 +117,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
 
     while (len(sols) and (target is None or len(sols) < target) and not stalled() and rounds < 20 * max_loops
            and (stop is None or time.monotonic() < stop)):
-        pairs = [(np.arange(loop[2], len(sols)), j) for j, loop in enumerate(kept) if reuse and loop[2] < len(sols)]
+        pairs = [(np.arange(loop[1], len(sols)), j) for j, loop in enumerate(kept) if reuse and loop[1] < len(sols)]
         budget = 20000 if patient else 2000
         fresh_loop = False
         if not pairs and failed:  # every loop has seen every point: the slow paths again, with time to arrive
@@ -113,27 +131,27 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             budget = 20000 if patient or quiet >= 2 else 2000
         rounds += 1
         for _, j in pairs:
-            kept[j][2] = len(sols)
+            kept[j][1] = len(sols)
         idx = np.concatenate([p for p, _ in pairs])
         loop = np.concatenate([np.full(len(p), j) for p, j in pairs])
-        legs = np.array([k[:2] for k in kept])  # (loops, 2, n): u1 and u2 of each
-        U1, U2 = legs[loop, 0], legs[loop, 1]
-        X, ok = tracker.track(system, sols[idx], u0, U1, max_steps=budget)
-        paths += len(idx)
-        if stop is not None and time.monotonic() > stop:  # out of time: the round is dropped, the points kept
-            break
-        X, ok2 = tracker.track(system, X[ok], U1[ok], U2[ok], max_steps=budget)
-        paths += int(ok.sum())
+        corners = np.array([k[0] for k in kept])[loop]  # (paths, corners, n): u0 -> corners -> u0
+        X, on = sols[idx], np.arange(len(idx))  # the points still on their way, and which paths they are
+        for leg in range(corners.shape[1] + 1):
+            ua = u0 if leg == 0 else corners[on, leg - 1]
+            ub = u0 if leg == corners.shape[1] else corners[on, leg]
+            X, ok = tracker.track(system, X, ua, ub, max_steps=budget)
+            paths += len(on)
+            X, on = X[ok], on[ok]
+            if stop is not None and time.monotonic() > stop:  # out of time: the round is dropped, the points kept
+                break
         if stop is not None and time.monotonic() > stop:
             break
-        X, ok3 = tracker.track(system, X[ok2], U2[ok][ok2], u0, max_steps=budget)
-        paths += int(ok2.sum())
         arrived = np.zeros(len(idx), dtype=bool)
-        arrived[np.nonzero(ok)[0][np.nonzero(ok2)[0][ok3]]] = True
+        arrived[on] = True
         if reuse and budget < 20000:
             lost = ~arrived
             failed += [(idx[lost & (loop == j)], j) for j in np.unique(loop[lost])]
-        fresh = new_points(sols, X[ok3], noise=tracker.noise(system, X[ok3], u0))
+        fresh = new_points(sols, X, noise=tracker.noise(system, X, u0))
         if orbit is not None and len(fresh):  # their partners too (sols stays closed under the symmetry)
             fresh = new_points(sols, closed(fresh))
         if len(fresh):

@@ -136,15 +136,16 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         loop = np.concatenate([np.full(len(p), j) for p, j in pairs])
         corners = np.array([k[0] for k in kept])[loop]  # (paths, corners, n): u0 -> corners -> u0
         X, on = sols[idx], np.arange(len(idx))  # the points still on their way, and which paths they are
-        for leg in range(corners.shape[1] + 1):
+        last = corners.shape[1]
+        for leg in range(last + 1):
             ua = u0 if leg == 0 else corners[on, leg - 1]
-            ub = u0 if leg == corners.shape[1] else corners[on, leg]
+            ub = u0 if leg == last else corners[on, leg]
             X, ok = tracker.track(system, X, ua, ub, max_steps=budget)
             paths += len(on)
             X, on = X[ok], on[ok]
-            if stop is not None and time.monotonic() > stop:  # out of time: the round is dropped, the points kept
-                break
-        if stop is not None and time.monotonic() > stop:
+            if leg < last and stop is not None and time.monotonic() > stop:
+                break  # out of time before the loops close: the round is dropped, the points kept
+        if leg < last:
             break
         arrived = np.zeros(len(idx), dtype=bool)
         arrived[on] = True

@@ -37,6 +37,7 @@ class MonodromyOptions:
     width: int = 3  # loops drawn at the start
     reach: float = 3.0  # the loops' distance from u0, in units of the size of u0
     around: bool = False  # loops around u0 (out, a triangle about u0, back) instead of triangles with a corner at u0
+    scales: np.ndarray | None = None  # the loops are drawn for the parameters divided by these (None: all ones)
 
 
 def _complex_normal(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -81,19 +82,22 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         return X if orbit is None or not len(X) else np.vstack([X, orbit(X)])
 
     sols = new_points(np.zeros((0, system.unknowns)), closed(seed_points))
-    scale = reach * max(1.0, float(np.abs(u0).max()))
-    size = max(1.0, float(np.linalg.norm(u0)))
+    scales = np.ones(system.n) if opts.scales is None else np.asarray(opts.scales, dtype=float)
+    w0 = u0 / scales  # the loops are drawn for w = u / scales
+    scale = reach * max(1.0, float(np.abs(w0).max()))
+    size = max(1.0, float(np.linalg.norm(w0)))
 
     def draw() -> list:
         """A random loop's corners after u0, and how many of the points have been pushed through it."""
         if not opts.around:
-            return [np.array([u0 + scale * _complex_normal(rng, system.n) for _ in "12"]), 0]
-        # a real plane through u0 orthogonal to it (as vectors of R^2n), where the branch points of a cone's
-        # family are densest about u0; a triangle about u0 in it, entered and left at its first corner
-        vectors = np.stack([u0, _complex_normal(rng, system.n), _complex_normal(rng, system.n)]).astype(complex)
+            return [np.array([u0 + scale * scales * _complex_normal(rng, system.n) for _ in "12"]), 0]
+        # a real plane through w0 orthogonal to it (as vectors of R^2n), where the branch points of a cone's
+        # family are densest about w0; a triangle about w0 in it, entered and left at its first corner
+        vectors = np.stack([w0, _complex_normal(rng, system.n), _complex_normal(rng, system.n)]).astype(complex)
         frame = np.linalg.qr(vectors.view(float).T)[0].T[1:].copy().view(complex) * size  # (2, n)
         angles = rng.uniform(0, 2 * np.pi) + np.array([0, 2, 4, 0]) * np.pi / 3
-        return [u0 + opts.reach * (np.cos(angles)[:, None] * frame[0] + np.sin(angles)[:, None] * frame[1]), 0]
+        circle = np.cos(angles)[:, None] * frame[0] + np.sin(angles)[:, None] * frame[1]
+        return [u0 + opts.reach * circle * scales, 0]
 
     kept = [draw() for _ in range(min(width, max_loops) if reuse else 0)]
     failed: list[tuple[np.ndarray, int]] = []  # (points, loop) whose paths failed with the small budget

@@ -145,8 +145,9 @@ class PencilCheck:
         stop = self.stop
         left = None if stop is None else max(0.0, stop - time.monotonic())
         start = np.vstack([np.hstack([points, np.zeros((len(points), 1))]), self.witnesses])
+        scales = np.concatenate([[1.0], np.full(n, np.abs(self.p0[1:]).max())])  # loops move a as much as t
         found = monodromy(family, start, self.p0, self.rng, MonodromyOptions(
-            stall=self.stall, verify=verify, patience=self.patience, seconds=left, patient=True))
+            stall=self.stall, verify=verify, patience=self.patience, seconds=left, patient=True, scales=scales))
         Z = found.points
         trace = (verdicts[-1][1] if verdicts and verdicts[-1][0] == len(Z) else
                  trace_along_t(family, Z, self.p0, self.rng, stop))

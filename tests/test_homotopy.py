@@ -195,7 +195,7 @@ def test_monodromy_pushes_each_point_once_through_each_kept_loop(monkeypatch):
     assert not any(a & b for i, a in enumerate(rounds) for b in rounds[:i])
 
 
-def test_monodromy_loops_around_u0_find_the_same_points(monkeypatch):
+def test_monodromy_loops_around_u0_find_the_same_points_and_scales_shrink_the_loops(monkeypatch):
     # the quadric cone above (generic ED degree of the 2 x 2 rank-one matrices: 6) from one seed point, with loops
     # around u0: five legs u0 -> c1 -> c2 -> c3 -> c1 -> u0, the corners a triangle centred on u0 in a real plane
     # orthogonal to u0, at reach times its size; the same 6 points as the triangles at u0
@@ -220,6 +220,14 @@ def test_monodromy_loops_around_u0_find_the_same_points(monkeypatch):
     triangles = homotopy.monodromy(system, start[:1], u0, np.random.default_rng(4), stall=10)
     assert len(around.points) == len(triangles.points) == 6
     assert len(homotopy.new_points(triangles.points, around.points)) == 0
+    # loops drawn for the parameters divided by ``scales``: a parameter with a scale of 1e-6 moves a millionth
+    legs.clear()
+    scales = np.array([1.0, 1.0, 1e-6, 1.0])
+    for shape in (False, True):
+        homotopy.monodromy(system, start, u0, np.random.default_rng(4), stall=1, around=shape, scales=scales)
+        offsets = np.array([b - u0 for a, b in legs if np.allclose(a, u0)])
+        assert len(offsets) and np.abs(offsets[:, 2]).max() < 1e-4 * np.abs(offsets[:, [0, 1, 3]]).max(axis=1).min()
+        legs.clear()
 
 
 def test_monodromy_asks_verify_after_the_stall_and_goes_on_from_where_it_is_while_it_says_no():

@@ -37,7 +37,7 @@ class MonodromyOptions:
     width: int = 3  # loops drawn at the start
     reach: float = 3.0  # the loops' distance from u0, in units of the size of u0
     around: bool = False  # loops around u0 (out, a triangle about u0, back) instead of triangles with a corner at u0
-    scales: np.ndarray | None = None  # the loops are drawn for the parameters divided by these (None: all ones)
+    scales: np.ndarray | None = None  # the loops are drawn for the parameters divided by these (positive; None: ones)
 
 
 def _complex_normal(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -83,6 +83,8 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
 
     sols = new_points(np.zeros((0, system.unknowns)), closed(seed_points))
     scales = np.ones(system.n) if opts.scales is None else np.asarray(opts.scales, dtype=float)
+    if scales.shape != (system.n,) or not np.all(scales > 0):
+        raise ValueError(f"scales: one positive number per parameter ({system.n}), got {opts.scales!r}")
     w0 = u0 / scales  # the loops are drawn for w = u / scales
     scale = reach * max(1.0, float(np.abs(w0).max()))
     size = max(1.0, float(np.linalg.norm(w0)))

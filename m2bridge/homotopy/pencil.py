@@ -145,7 +145,7 @@ class PencilCheck:
         stop = self.stop
         left = None if stop is None else max(0.0, stop - time.monotonic())
         start = np.vstack([np.hstack([points, np.zeros((len(points), 1))]), self.witnesses])
-        scales = np.concatenate([[1.0], np.full(n, np.abs(self.p0[1:]).max())])  # loops move a as much as t
+        scales = np.concatenate([[1.0], np.full(n, np.abs(self.p0[1:]).max())])  # a moved in proportion to its size
         found = monodromy(family, start, self.p0, self.rng, MonodromyOptions(
             stall=self.stall, verify=verify, patience=self.patience, seconds=left, patient=True, scales=scales))
         Z = found.points

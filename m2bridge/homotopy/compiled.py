@@ -13,9 +13,9 @@ the step: the step is scaled by (AIM / error)^(1/5), at most GROW times, up to `
 below ``min_step``, past ``max_steps`` steps or past 1e8 times its start's size; two Newton steps end it (ok where the
 last correction is below (FINAL + FAR |x|) |x|; |x| at least 1). The NumPy tracker, the reference, keeps the former
 rule, which took twice as many steps (docs/performance.md, Path trackers). The evaluation of residual, Jacobian and
-velocity, the small complex solves and the step control never call back into Python; the paths do not interact, so the points are the same
-whatever the threads. :mod:`.kernels`, :mod:`.map_kernels` and :mod:`.slice_kernels` have the evaluations; one step
-loop serves every system, the length of the data's tuple picking the evaluation at compile time.
+velocity, the small complex solves and the step control never call back into Python; the paths do not interact, so
+the points are the same whatever the threads. :mod:`.kernels`, :mod:`.map_kernels` and :mod:`.slice_kernels` have the
+evaluations; one step loop serves every system, the data tuple's length picking the evaluation at compile time.
 """
 
 from __future__ import annotations

@@ -99,7 +99,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         frame = np.linalg.qr(vectors.view(float).T)[0].T[1:].copy().view(complex) * size  # (2, n)
         angles = rng.uniform(0, 2 * np.pi) + np.array([0, 2, 4, 0]) * np.pi / 3
         circle = np.cos(angles)[:, None] * frame[0] + np.sin(angles)[:, None] * frame[1]
-        return [u0 + opts.reach * circle * scales, 0]
+        return [u0 + reach * circle * scales, 0]
 
     kept = [draw() for _ in range(min(width, max_loops) if reuse else 0)]
     failed: list[tuple[np.ndarray, int]] = []  # (points, loop) whose paths failed with the small budget

@@ -40,10 +40,6 @@ class MonodromyOptions:
     scales: np.ndarray | None = None  # the loops are drawn for the parameters divided by these (positive; None: ones)
 
 
-def _complex_normal(rng: np.random.Generator, n: int) -> np.ndarray:
-    return rng.standard_normal(n) + 1j * rng.standard_normal(n)
-
-
 def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
               options: MonodromyOptions | None = None, **changes: Any) -> MonodromyResult:
     """Monodromy loops from u0 through random complex parameters, from the given solutions; ``options``
@@ -92,10 +88,10 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     def draw() -> list:
         """A random loop's corners after u0, and how many of the points have been pushed through it."""
         if not opts.around:
-            return [np.array([u0 + scale * scales * _complex_normal(rng, system.n) for _ in "12"]), 0]
+            return [np.array([u0 + scale * scales * tracker.complex_normal(rng, system.n) for _ in "12"]), 0]
         # a real plane through w0 orthogonal to it (as vectors of R^2n), where the branch points of a cone's
         # family are densest about w0; a triangle about w0 in it, entered and left at its first corner
-        vectors = np.stack([w0, _complex_normal(rng, system.n), _complex_normal(rng, system.n)]).astype(complex)
+        vectors = np.stack([w0] + [tracker.complex_normal(rng, system.n) for _ in "ab"]).astype(complex)
         frame = np.linalg.qr(vectors.view(float).T)[0].T[1:].copy().view(complex) * size  # (2, n)
         angles = rng.uniform(0, 2 * np.pi) + np.array([0, 2, 4, 0]) * np.pi / 3
         circle = np.cos(angles)[:, None] * frame[0] + np.sin(angles)[:, None] * frame[1]

@@ -126,9 +126,9 @@ class PencilCheck:
 
     def _draw(self, points: np.ndarray) -> None:
         n = self.system.n
-        v = self.rng.standard_normal(n) + 1j * self.rng.standard_normal(n)
+        v = tracker.complex_normal(self.rng, n)
         v *= max(1.0, float(np.abs(self.u0).max())) / np.abs(v).max()
-        a = self.rng.standard_normal(n) + 1j * self.rng.standard_normal(n)
+        a = tracker.complex_normal(self.rng, n)
         a /= max(1.0, float(np.median(np.abs(points[:, :n]).max(axis=1)))) * np.abs(a).max()  # a.y = 1: typical size
         self.family, self.p0 = pencil_family(self.system, self.u0, v, a), np.concatenate([[0], a]).astype(complex)
 

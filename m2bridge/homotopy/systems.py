@@ -100,8 +100,8 @@ def seed(system: DistanceSystem, rng: np.random.Generator) -> tuple[np.ndarray, 
     and its own u_k = y_k - G^{-1} lam_k grad g(y_k), tracked from u_k to u0 = u_1. Monodromy from one point
     alone would never leave its component when g splits over CC."""
     n = system.n
-    a = rng.standard_normal(n) + 1j * rng.standard_normal(n)
-    b = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+    a = tracker.complex_normal(rng, n)
+    b = tracker.complex_normal(rng, n)
     degree = system.degree
     nodes = np.exp(2j * np.pi * np.arange(degree + 1) / (degree + 1))
     values = system.g(a[None, :] + nodes[:, None] * b[None, :])

@@ -53,7 +53,7 @@ def trace_test(system: Any, points: np.ndarray, u0: np.ndarray, rng: np.random.G
     stop = None if seconds is None else time.monotonic() + seconds
     best = float("inf")
     for _ in range(tries):
-        v = rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n)
+        v = tracker.complex_normal(rng, system.n)
         v *= max(1.0, float(np.abs(u0).max())) / np.abs(v).max()
         traces = [coords(points, u0).sum(axis=0)]
         svals = [0.0, 0.37 + 0.21j, -0.29 + 0.44j]

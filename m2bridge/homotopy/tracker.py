@@ -74,6 +74,11 @@ class _Workers:
         return self.client.submit(fn, *args, pure=False) if self.client is not None else self.local().submit(fn, *args)
 
 
+def complex_normal(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A random complex vector of length n: real and imaginary parts standard normal (drawn in that order)."""
+    return rng.standard_normal(n) + 1j * rng.standard_normal(n)
+
+
 def noise(system: System, X: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Per point, the size of one more Newton correction at ``u`` (max norm): how far double precision pins it
     down (:func:`.dedup.new_points` merges copies within a multiple of it)."""

@@ -30,7 +30,7 @@ from m2bridge.homotopy.monodromy import MonodromyOptions, monodromy
 from m2bridge.homotopy.pipeline import solve_and_track
 from m2bridge.homotopy.systems import monomial_table, monomials
 from m2bridge.homotopy.trace import TraceTest
-from m2bridge.homotopy.tracker import newton, solve_linear
+from m2bridge.homotopy.tracker import complex_normal, newton, solve_linear
 from m2bridge.metric.engine import CriticalPoint
 from m2bridge.results import Status
 
@@ -50,10 +50,10 @@ class _FormSystem:
     def start(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """One solution and its target u0: a random complex x0 is critical for u0 = c(x0) - G^-1 lam, lam normal to
         the image of J(x0)."""
-        x0 = rng.standard_normal(self.unknowns) + 1j * rng.standard_normal(self.unknowns)
+        x0 = complex_normal(rng, self.unknowns)
         c0, J0 = self.parts(x0[None, :])
         left = np.linalg.svd(J0[0].T)[2][self.unknowns:].conj().T  # (n, n - unknowns): the normal directions
-        lam = left @ (rng.standard_normal(left.shape[1]) + 1j * rng.standard_normal(left.shape[1]))
+        lam = left @ complex_normal(rng, left.shape[1])
         u0 = c0[0] - np.linalg.solve(self.G, lam)
         start, _ = newton(self, x0[None, :], u0[None, :], steps=2)
         return start, u0

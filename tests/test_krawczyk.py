@@ -152,3 +152,34 @@ def test_the_loss_weight_space_system_is_certified_point_by_point():
     real = sum(b.real for b in boxes)
     attained = sum(p.attained for p in found.points)  # the real critical points with real weights
     assert real == attained
+
+
+# a critical point at |y| = 2e5 of the decision boundary of robust --dims 2,2 --ranks 2 --tokens 3 --seed 0 (its
+# lam = 1.4e-8; the conjugate is the other one that far out), from the report's monodromy
+FAR_POINT = [-63380.19336845888 - 31236.121155356122j, -32222.329367951592 + 146277.03916523932j,
+             133185.61965191478 + 20524.396293141475j, 84965.8737919109 + 41439.56936584733j,
+             44594.439832218246 - 195712.1655995635j, -177957.0629000582 - 29258.419034462688j,
+             5.368752494167238e-09 + 1.3051482664523321e-08j]
+
+
+def test_a_far_ill_conditioned_critical_point_is_proved_with_more_bits():
+    import mpmath
+
+    from m2bridge import LightningAttention
+    from m2bridge.metric.classifier import boundary_polynomial, random_classifier, random_input
+
+    arch = LightningAttention((2, 2), 2, 3)
+    g, ys = boundary_polynomial(arch, random_classifier(arch, 0))
+    (g, _), = sympy.factor_list(g, *ys)[1]  # as the report reads it: its one factor, the content divided out
+    n, x0 = len(ys), [Fraction(v) for v in random_input(arch, 0).ravel()]
+    system = lagrange_system(g, n, EYE(n), x0)
+    far = np.array(FAR_POINT)
+    assert not krawczyk(system, far, most=106).certified  # at 106 bits no box passes (condition number 1e17)
+    box, twin = krawczyk(system, far), krawczyk(system, far.conj())
+    assert box.certified and twin.certified and box.real is False and box.disjoint(twin)
+    # independently: Newton's method at 60 digits (mpmath) on y - x0 - lam grad g = 0, g = 0 ends inside the box
+    lam = sympy.Symbol("lam")
+    equations = [y_ - sympy.Rational(c.numerator, c.denominator) - lam * sympy.diff(g, y_) for y_, c in zip(ys, x0)]
+    with mpmath.workdps(60):
+        root = mpmath.findroot(sympy.lambdify([*ys, lam], [*equations, g], "mpmath"), [mpmath.mpc(v) for v in far])
+        assert _holds(box, [(Fraction(str(mpmath.re(r))), Fraction(str(mpmath.im(r)))) for r in root])

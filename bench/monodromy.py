@@ -8,19 +8,22 @@ NumPy tracker (the reference, one process), with the compiled tracker on one thr
 them, and the NumPy tracker's seconds over the compiled one's. ``--seeds N``: every row over seeds 1..N, totals
 printed (the loops a seed draws decide how long its last points take). ``--former``: a row with the former monodromy
 strategy (a fresh loop of reach 1 every round); ``--around``: a row with loops around u0 (instead of triangles
-with a corner at u0); ``--all-weights``: a row in all the weights.
+with a corner at u0); ``--complex-base``: a row with monodromy at a complex point u0, without the conjugates that a
+real one gives free (the former default); ``--all-weights``: a row in all the weights.
 
 Usage: python bench/monodromy.py [--cases 2,1 2,2 3,1] [--no-f4] [--workers N] [--seeds N] [--former]
-                                 [--around] [--all-weights] [--skip-numpy]
+                                 [--around] [--complex-base] [--all-weights] [--skip-numpy]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from functools import partial
+from typing import Iterator
 from unittest import mock
 
 import numpy as np
@@ -49,6 +52,8 @@ def main() -> None:
     ap.add_argument("--former", action="store_true", help="a row with the former monodromy strategy")
     ap.add_argument("--around", action="store_true",
                     help="a row with loops around u0 instead of triangles at it (compiled tracker)")
+    ap.add_argument("--complex-base", action="store_true",
+                    help="a row with monodromy at a complex u0, no conjugates (the former default; compiled tracker)")
     ap.add_argument("--all-weights", action="store_true", help="a row with monodromy in all the weights")
     ap.add_argument("--skip-numpy", action="store_true", help="no row with the NumPy tracker (the slow one)")
     args = ap.parse_args()
@@ -71,26 +76,30 @@ def main() -> None:
                      else profile_count(model, G, u, m2))
             exact = f"{count.value} in {time.perf_counter() - t0:.1f} s"
         unknowns = len(model.other) - 1
-        rows = [] if args.skip_numpy else [("V alone, NumPy tracker", profile_points, unknowns, 1, monodromy, True)]
-        rows += [("V alone, compiled", profile_points, unknowns, 1, monodromy, False)]
+        rows = [] if args.skip_numpy else [("V alone, NumPy tracker", profile_points, unknowns, 1, monodromy, "numpy")]
+        rows += [("V alone, compiled", profile_points, unknowns, 1, monodromy, "compiled")]
         if args.workers > 1:
             rows.append((f"V alone, compiled, {args.workers} thr.", profile_points, unknowns, args.workers, monodromy,
-                         False))
+                         "compiled"))
         if args.former:
             rows.append(("V alone, former strategy", profile_points, unknowns, 1,
-                         partial(monodromy, reuse=False, reach=1.0), False))
+                         partial(monodromy, reuse=False, reach=1.0), "compiled"))
         if args.around:
             rows.append((f"V alone, loops around u0, {args.workers} thr.", profile_points, unknowns, args.workers,
-                         partial(monodromy, around=True), False))
+                         partial(monodromy, around=True), "compiled"))
+        if args.complex_base:
+            rows.append((f"V alone, complex u0, {args.workers} thr.", profile_points, unknowns, args.workers,
+                         monodromy, "complex u0"))
         if args.all_weights:
-            rows.append(("all weights", weight_space_points, len(param.weights) - 1, 1, monodromy, False))
+            rows.append(("all weights", weight_space_points, len(param.weights) - 1, 1, monodromy, "compiled"))
         seconds_of = {}
-        for name, points, unknowns, workers, strategy, numpy in rows:
+        for name, points, unknowns, workers, strategy, how in rows:
             counts, loops, paths, passed, seconds = set(), 0, 0, 0, 0.0
             for seed in seeds:
                 t0 = time.perf_counter()
-                with (tracking_workers(workers), reference_tracker() if numpy else nullcontext(),
-                      mock.patch.object(wp, "monodromy", strategy), mock.patch.object(pipeline, "monodromy", strategy)):
+                with (tracking_workers(workers), reference_tracker() if how == "numpy" else nullcontext(),
+                      mock.patch.object(wp, "monodromy", strategy), mock.patch.object(pipeline, "monodromy", strategy),
+                      complex_base() if how == "complex u0" else nullcontext()):
                     found = points(model, np.array(G, dtype=float), np.array(u, dtype=float), None, None, seed=seed)
                 seconds += time.perf_counter() - t0
                 counts.add(found.at_random)
@@ -106,6 +115,14 @@ def main() -> None:
             ratios = ", ".join(f"{name}: {base / sec:.1f}x" for name, sec in seconds_of.items()
                                if name != "V alone, NumPy tracker")
             print(f"{case:7s} NumPy tracker's seconds over: {ratios}", flush=True)
+
+
+@contextmanager
+def complex_base() -> Iterator[None]:
+    """Within it, no system counts as real: monodromy stays at its complex u0 and adds no conjugates."""
+    with (mock.patch.object(pipeline, "real_coefficients", lambda system: False),
+          mock.patch.object(sys.modules["m2bridge.homotopy.monodromy"], "real_coefficients", lambda system: False)):
+        yield
 
 
 if __name__ == "__main__":

@@ -350,3 +350,31 @@ def test_new_points_drops_exactly_the_near_repeats():
         assert np.array_equal(kept, by_definition(known, candidates))
         # the chain keeps its ends (1.6 tol apart), drops its middle: compared with kept candidates only
         assert len(kept) == (250 if len(known) else 300) + 80 + 50 + 2
+
+
+def test_at_a_real_parameter_point_conjugates_come_free_only_for_real_coefficients():
+    # the quadric cone above (6 critical points): at a real point u0 every solution's conjugate is one too, so
+    # monodromy adds it; the 6 from one seed point, closed under conjugation, and tracked to another real point
+    # (through a complex detour: a real segment meets the real discriminant) the same 6. With a complex coefficient
+    # (y1 y4 - i y2 y3) conjugates are not solutions and none are added: every point found solves the system.
+    from m2bridge import homotopy
+    from m2bridge.homotopy.monodromy import real_coefficients
+
+    system, start, u0 = _quadric_cone_start()
+    real_u0 = u0.real.astype(complex)
+    moved, ok = homotopy.tracker.track(system, start, u0, real_u0)
+    assert real_coefficients(system) and ok.all()
+    found = homotopy.monodromy(system, moved[ok][:1], real_u0, np.random.default_rng(4), stall=10)
+    assert len(found.points) == 6 and len(homotopy.new_points(found.points, found.points.conj())) == 0
+    rng = np.random.default_rng(5)
+    ends = homotopy.tracker.track_all(system, found.points, real_u0, rng.standard_normal(4) * 2, rng)
+    assert len(ends) == 6
+    y = sympy.symbols("y_1:5")
+    twisted = homotopy.DistanceSystem(y[0] * y[3] - sympy.I * y[1] * y[2], 4, system.G)
+    assert not real_coefficients(twisted)
+    X, u1 = homotopy.seed(twisted, np.random.default_rng(3))
+    moved, ok = homotopy.tracker.track(twisted, X, u1, u1.real.astype(complex))
+    points = homotopy.monodromy(twisted, moved[ok], u1.real.astype(complex), np.random.default_rng(4), stall=10).points
+    U = np.broadcast_to(u1.real.astype(complex), (len(points), 4))
+    assert len(points) == 6 and np.abs(twisted.residual(points, U)).max() < 1e-8
+    assert np.abs(twisted.residual(points.conj(), U)).max() > 1e-3

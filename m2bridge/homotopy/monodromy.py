@@ -38,6 +38,24 @@ class MonodromyOptions:
     reach: float = 3.0  # the loops' distance from u0, in units of the size of u0
     around: bool = False  # loops around u0 (out, a triangle about u0, back) instead of triangles with a corner at u0
     scales: np.ndarray | None = None  # the loops are drawn for the parameters divided by these (positive; None: ones)
+    conjugates: bool = True  # at a real u0 of a system with real coefficients: each solution's conjugate added
+
+
+def real_coefficients(system: Any) -> bool:
+    """Whether the system's coefficients are real: F(conj x; conj u) = conj F(x; u) at a random point (then the
+    solutions at a real parameter point come in complex conjugate pairs)."""
+    draw = np.random.default_rng(7)  # its own draws: the caller's stay as they were
+    X = tracker.complex_normal(draw, system.unknowns)[None, :]
+    U = tracker.complex_normal(draw, system.n)[None, :]
+    F, G = np.asarray(system.residual(X, U)), np.asarray(system.residual(X.conj(), U.conj()))
+    return bool(np.all(np.isfinite(F)) and np.abs(G - F.conj()).max() <= 1e-9 * max(1.0, float(np.abs(F).max())))
+
+
+def conjugated(orbit: Callable[[np.ndarray], np.ndarray] | None) -> Callable[[np.ndarray], np.ndarray]:
+    """The orbit of a symmetry and complex conjugation together: the images of solutions X under both."""
+    if orbit is None:
+        return np.conj
+    return lambda X: np.vstack([orbit(X), X.conj(), orbit(X).conj()])
 
 
 def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
@@ -66,13 +84,17 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
 
     No new round starts after ``seconds``, and a round whose leg ends past them is dropped (its points kept);
     ``on_loop`` gets the number of solutions and of paths tracked after each round. ``orbit``: the images of
-    solutions under a symmetry of the system (points -> their images, stacked), added with every new solution.
-    ``patient``: every path gets the large step budget (the slow paths to the last points), as do fresh loops after
+    solutions under a symmetry of the system (points -> their images, stacked), added with every new solution;
+    with ``conjugates``, at a real u0 of a system with real coefficients, complex conjugation is such a symmetry and
+    is added to ``orbit`` (a solution's conjugate comes without a path, and a loop pushes the points through its
+    conjugate loop too: (3,1) needs 2.3 times fewer paths, docs/performance.md). ``patient``: every path gets the large step budget (the slow paths to the last points), as do fresh loops after
     two that found nothing."""
     opts = replace(options or MonodromyOptions(), **changes)
     target, stall, max_loops, seconds, on_loop = opts.target, opts.stall, opts.max_loops, opts.seconds, opts.on_loop
     orbit, patient, reuse, width, reach = opts.orbit, opts.patient, opts.reuse, opts.width, opts.reach
     checked = -1  # the number of points ``verify`` was last asked about
+    if opts.conjugates and not np.any(np.asarray(u0).imag) and real_coefficients(system):
+        orbit = conjugated(orbit)
 
     def closed(X: np.ndarray) -> np.ndarray:
         return X if orbit is None or not len(X) else np.vstack([X, orbit(X)])

@@ -10,10 +10,10 @@ from typing import Any, Callable
 import numpy as np
 
 from m2bridge.deadline import Budget
-from m2bridge.homotopy.monodromy import MonodromyOptions, MonodromyResult, monodromy
+from m2bridge.homotopy.monodromy import MonodromyOptions, MonodromyResult, monodromy, real_coefficients
 from m2bridge.homotopy.pencil import PencilCheck
 from m2bridge.homotopy.trace import TraceTest, trace_test
-from m2bridge.homotopy.tracker import track_all
+from m2bridge.homotopy.tracker import track, track_all
 
 
 @dataclass
@@ -37,8 +37,17 @@ def solve_and_track(system: Any, start: np.ndarray, u0: np.ndarray, u: np.ndarra
     along a pencil of quadrics is asked once (:mod:`.pencil`: for families whose solutions escape to infinity at
     finite parameters, where the trace along a line is not affine even over every solution), its own monodromy
     going on from the points (and finding any still missing). Then every solution is tracked to ``u`` (None: not
-    tracked). With ``options.seconds`` the trace tests get what is left of them (at least 1 s each)."""
+    tracked). With ``options.seconds`` the trace tests get what is left of them (at least 1 s each).
+
+    With ``options.conjugates`` (the default) and a system with real coefficients, the start is first tracked from
+    u0 to the real point Re u0, where the solutions come in conjugate pairs, and all of it (monodromy, trace test,
+    pencil) runs there: :func:`.monodromy.monodromy` then adds each solution's conjugate."""
     budget = Budget(options.seconds)
+    u0 = np.asarray(u0, dtype=complex)
+    if options.conjugates and np.any(u0.imag) and real_coefficients(system):
+        moved, ok = track(system, start, u0, u0.real.astype(complex))
+        if ok.any():
+            start, u0 = moved[ok], u0.real.astype(complex)
     checks: list[tuple[int, TraceTest]] = []
 
     def verify(points: np.ndarray) -> bool:

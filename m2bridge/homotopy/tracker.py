@@ -247,18 +247,26 @@ def _track_numpy(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, mi
 def track_all(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
               rng: np.random.Generator, max_steps: int = 2000) -> np.ndarray:
     """The distinct end points of the solutions X0 tracked from ua to ub; paths that fail on the straight
-    segment are tracked again through a random complex midpoint (up to six times)."""
-    X, ok = track(system, X0, ua, ub, max_steps=max_steps)
+    segment are tracked again through a random complex midpoint (up to six times). Between two real points the
+    first try goes through such a midpoint too: a real segment crosses the real discriminant, where real solutions
+    meet and paths may swap or merge."""
+    ua, ub = np.asarray(ua), np.asarray(ub)
+    scale = max(1.0, float(np.abs(ub).max()))
+
+    def detour(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        mid = (ua + ub) / 2 + 0.5j * scale * rng.standard_normal(system.n)
+        Y, ok1 = track(system, X, ua, mid, max_steps=max_steps)
+        Y, ok2 = track(system, Y, mid, ub, max_steps=max_steps)
+        return Y, ok1 & ok2
+
+    real = not np.any(ua.imag) and not np.any(ub.imag)
+    X, ok = detour(X0) if real else track(system, X0, ua, ub, max_steps=max_steps)
     done = [X[ok]]
     left = X0[~ok]
-    scale = max(1.0, float(np.abs(np.asarray(ub)).max()))
     for _ in range(6):
         if not len(left):
             break
-        mid = (np.asarray(ua) + np.asarray(ub)) / 2 + 0.5j * scale * rng.standard_normal(system.n)
-        Y, ok1 = track(system, left, ua, mid, max_steps=max_steps)
-        Y, ok2 = track(system, Y, mid, ub, max_steps=max_steps)
-        good = ok1 & ok2
+        Y, good = detour(left)
         done.append(Y[good])
         left = left[~good]
     ends = np.vstack(done)

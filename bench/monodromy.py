@@ -13,6 +13,7 @@ real one gives free (the former default); ``--all-weights``: a row in all the we
 
 Usage: python bench/monodromy.py [--cases 2,1 2,2 3,1] [--no-f4] [--workers N] [--seeds N] [--former]
                                  [--around] [--complex-base] [--all-weights] [--skip-numpy]
+                                 [--skip-one-thread]
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ def main() -> None:
                     help="a row with monodromy at a complex u0, no conjugates (the former default; compiled tracker)")
     ap.add_argument("--all-weights", action="store_true", help="a row with monodromy in all the weights")
     ap.add_argument("--skip-numpy", action="store_true", help="no row with the NumPy tracker (the slow one)")
+    ap.add_argument("--skip-one-thread", action="store_true", help="no row with the compiled tracker on one thread")
     args = ap.parse_args()
     m2 = None if args.no_f4 else Macaulay2()
     seeds = range(1, args.seeds + 1)
@@ -77,7 +79,8 @@ def main() -> None:
             exact = f"{count.value} in {time.perf_counter() - t0:.1f} s"
         unknowns = len(model.other) - 1
         rows = [] if args.skip_numpy else [("V alone, NumPy tracker", profile_points, unknowns, 1, monodromy, "numpy")]
-        rows += [("V alone, compiled", profile_points, unknowns, 1, monodromy, "compiled")]
+        if not args.skip_one_thread:
+            rows += [("V alone, compiled", profile_points, unknowns, 1, monodromy, "compiled")]
         if args.workers > 1:
             rows.append((f"V alone, compiled, {args.workers} thr.", profile_points, unknowns, args.workers, monodromy,
                          "compiled"))

@@ -87,8 +87,8 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     solutions under a symmetry of the system (points -> their images, stacked), added with every new solution;
     with ``conjugates``, at a real u0 of a system with real coefficients, complex conjugation is such a symmetry and
     is added to ``orbit`` (a solution's conjugate comes without a path, and a loop pushes the points through its
-    conjugate loop too: (3,1) needs 2.3 times fewer paths, docs/performance.md). ``patient``: every path gets the large step budget (the slow paths to the last points), as do fresh loops after
-    two that found nothing."""
+    conjugate loop too: (3,1) needs half the paths, docs/performance.md). ``patient``: every path gets the large
+    step budget (the slow paths to the last points), as do fresh loops after two that found nothing."""
     opts = replace(options or MonodromyOptions(), **changes)
     target, stall, max_loops, seconds, on_loop = opts.target, opts.stall, opts.max_loops, opts.seconds, opts.on_loop
     orbit, patient, reuse, width, reach = opts.orbit, opts.patient, opts.reuse, opts.width, opts.reach

@@ -1,6 +1,6 @@
-"""Solve, verify, track: the solutions at a random complex parameter point by monodromy, the trace test on them
-(with more monodromy while it fails and no exact count is known), and the solutions tracked to the target point.
-The loss and robustness both count their critical points this way."""
+"""Solve, verify, track: the solutions at a random parameter point (real where the coefficients are) by monodromy,
+the trace test on them (with more monodromy while it fails and no exact count is known), and the solutions tracked
+to the target point. The loss and robustness both count their critical points this way."""
 
 from __future__ import annotations
 

@@ -155,7 +155,7 @@ def _local_min(system: DistanceSystem, x: np.ndarray) -> bool:
 
 def _all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: np.random.Generator,
                 seconds: float | None = None) -> tuple[np.ndarray, str, Count]:
-    """Every critical point for the real point u: monodromy at a complex point (seeded on every component over CC), to
+    """Every critical point for the real point u: monodromy at a random point (seeded on every component over CC), to
     ``target`` solutions when an exact count is known, else until a fresh loop brings nothing new and the trace test
     passes (while it fails, on until 8 more fresh loops in a row bring nothing, and then the trace test along a
     pencil of quadrics, which holds where points escape to infinity: :mod:`..homotopy.pencil`); then tracked to u,

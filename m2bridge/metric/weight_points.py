@@ -4,7 +4,7 @@ The layer is c = M(v) a, bilinear in the value weights v and the attention weigh
 On a real random chart v = C (1, w), which fixes the scaling (the generic fiber, paper Thm. 3.2), the weights
 x = (w, a) are local coordinates of the closure wherever the Jacobian J = dc/dx has full rank, and the
 critical points of (c - u)^T G (c - u) there are the solutions of J^T G (c - u) = 0: a square system, linear
-in the target u. Monodromy over u (the tracker of :mod:`.homotopy`) collects them at a random complex u0 until
+in the target u. Monodromy over u (the tracker of :mod:`.homotopy`) collects them at a random real u0 until
 their number equals the exact count (a certificate that none is missing), then every one is tracked to the
 data's u. A real critical point c is attained by real weights when its (w, a) is real; its Morse index on the
 smooth part is that of the Hessian in x, a chart of the closure there.
@@ -232,19 +232,19 @@ class WeightPoints:
         if self.carried:
             how, status = self.carried, self.carried_status
         elif self.traced and self.found == self.at_random:
-            how = (f"certified: the trace test passes at a random complex target "
+            how = (f"certified: the trace test passes at a random target "
                    f"({TraceTest(True, self.deviation, self.margin).describe()}) and "
                    f"the data has as many distinct solutions ({self.at_random}: tracked there, and by monodromy at the "
                    "data where a path did not arrive), the most that any target can have")
             status = Status.VERIFIED
         elif self.traced:
-            how = (f"lower bound: the trace test passes at a random complex target ({self.at_random} points), but only "
+            how = (f"lower bound: the trace test passes at a random target ({self.at_random} points), but only "
                    f"{self.found} of them arrived at the data")
         else:
             how = ("lower bound: the trace test " + ("fails" if np.isfinite(self.deviation) else
                                                       "ran out of time" if np.isnan(self.deviation) else
                                                       "could not be run")
-                   + f" ({self.at_random} points at a random complex target, {self.loops} monodromy loops): some "
+                   + f" ({self.at_random} points at a random target, {self.loops} monodromy loops): some "
                    "critical points may be missing")
         return Count(self.found, method, how, {}, seconds, status=status)
 
@@ -307,8 +307,9 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
            "was stopped: the run's time left (--timeout) ran out" if np.isnan(deviation) else
            "could not be run: on every random line tried a path failed or two met"))
     each = f" ({per_function} solutions per critical function)" if per_function > 1 else ""
+    base = "complex" if np.any(result.u0.imag) else "real"  # real: the points came in conjugate pairs
     note = (f"{len(ends)} complex solutions at the data{each}, tracked from the {found} found by monodromy "
-            f"{system.space} at a random complex target ({result.loops} loops, {result.paths} paths){filled}; {how}"
+            f"{system.space} at a random {base} target ({result.loops} loops, {result.paths} paths){filled}; {how}"
             + ("" if complete else f": {len(ends)} distinct solutions at the data, more than the exact count {at_u}: "
                "the count or the points are wrong, so neither is certified" if at_u is not None and len(ends) > at_u
                else ": some critical points may be missing, so the real ones listed are a subset"))

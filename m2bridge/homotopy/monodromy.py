@@ -55,7 +55,11 @@ def conjugated(orbit: Callable[[np.ndarray], np.ndarray] | None) -> Callable[[np
     """The orbit of a symmetry and complex conjugation together: the images of solutions X under both."""
     if orbit is None:
         return np.conj
-    return lambda X: np.vstack([orbit(X), X.conj(), orbit(X).conj()])
+
+    def both(X: np.ndarray) -> np.ndarray:
+        images = orbit(X)  # once: its conjugates are the rest
+        return np.vstack([images, X.conj(), images.conj()])
+    return both
 
 
 def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,

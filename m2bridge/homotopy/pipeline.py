@@ -45,9 +45,10 @@ def solve_and_track(system: Any, start: np.ndarray, u0: np.ndarray, u: np.ndarra
     budget = Budget(options.seconds)
     u0 = np.asarray(u0, dtype=complex)
     if options.conjugates and np.any(u0.imag) and real_coefficients(system):
-        moved, ok = track(system, start, u0, u0.real.astype(complex))
+        base = u0.real.astype(complex)
+        moved, ok = track(system, start, u0, base)
         if ok.any():
-            start, u0 = moved[ok], u0.real.astype(complex)
+            start, u0 = moved[ok], base
     checks: list[tuple[int, TraceTest]] = []
 
     def verify(points: np.ndarray) -> bool:

@@ -8,8 +8,9 @@ run: setup
 	.venv/bin/m2bridge doctor
 	.venv/bin/m2bridge paper --out report
 
+# two pytest workers (pytest-xdist), one Macaulay2 session each: the suite in about half the time on two cores
 test: setup
-	cd tests && M2BRIDGE_REQUIRE_M2=1 ../.venv/bin/python -m pytest -q -p no:cacheprovider
+	cd tests && M2BRIDGE_REQUIRE_M2=1 ../.venv/bin/python -m pytest -q -p no:cacheprovider -n 2
 
 # the bridge, exact and example tests again against a second Macaulay2 (1.25 or 1.26, whichever runs on this CPU)
 test-compat: setup

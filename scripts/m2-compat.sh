@@ -76,5 +76,5 @@ if [ "$CHOOSE_ONLY" = 1 ]; then
 fi
 chosen=$(cd "$(dirname "$chosen")" && pwd)/$(basename "$chosen")
 cd tests
-M2BRIDGE_M2="$chosen" M2BRIDGE_REQUIRE_M2=1 ../.venv/bin/python -m pytest -q -p no:cacheprovider \
+M2BRIDGE_M2="$chosen" M2BRIDGE_REQUIRE_M2=1 ../.venv/bin/python -m pytest -q -p no:cacheprovider -n 2 \
   test_bridge.py test_exact.py test_variants.py test_examples.py test_compat.py

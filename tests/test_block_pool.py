@@ -36,7 +36,7 @@ def test_a_dask_cluster_gives_the_local_results(every_degree_parallel):
 
     arch = LightningAttention((3, 1), 3, 2)
     local = truncated_ideal(arch, 4, generators=True)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
         remote = truncated_ideal(arch, 4, generators=True, scheduler=client)
     _same(local, remote)

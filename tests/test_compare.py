@@ -22,7 +22,7 @@ def cluster():
     from dask.distributed import LocalCluster  # the "scale" extra, installed by make test
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as c:
+                                  dashboard_address=":0") as c:
         yield c
 
 

@@ -172,7 +172,7 @@ def test_paths_tracked_on_a_dask_cluster_end_where_this_process_ends_them():
     starts = np.repeat(points, 8, axis=0)  # 168 paths: split in chunks over the workers
     targets = u0 + rng.standard_normal((len(starts), 4)) + 1j * rng.standard_normal((len(starts), 4))
     here = tracker.track(system, starts, u0, targets)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster) as client, tracker.tracking_workers(None, scheduler=client):
         there = tracker.track(system, starts, u0, targets)
         workers = client.run(lambda: __import__("os").getpid())

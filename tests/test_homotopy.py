@@ -378,3 +378,51 @@ def test_at_a_real_parameter_point_conjugates_come_free_only_for_real_coefficien
     U = np.broadcast_to(u1.real.astype(complex), (len(points), 4))
     assert len(points) == 6 and np.abs(twisted.residual(points, U)).max() < 1e-8
     assert np.abs(twisted.residual(points.conj(), U)).max() > 1e-3
+
+
+def test_a_path_that_jumps_onto_another_on_every_straight_segment_is_tracked_again_and_the_trace_test_passes(
+        monkeypatch):
+    # fault injection on the quadric cone above (6 critical points): on every straight segment from the 6 points
+    # (the trace test's lines) the second path ends where the first does and says it arrived, as a path that jumped
+    # does. The two ends meet, so both paths are tracked again through a midpoint: every line keeps its 6 ends and
+    # the trace test passes; with a point removed it still fails. A start given twice ends twice at one point on
+    # every route: one end (a singular end is one point, not two).
+    from m2bridge import homotopy
+
+    system, start, u0 = _quadric_cone_start()
+    points = homotopy.monodromy(system, start, u0, np.random.default_rng(4), stall=10).points
+    assert len(points) == 6
+    real_track, jumps = homotopy.tracker.track, []
+
+    def jumping(system, X0, ua, ub, *args, **kwargs):
+        X, ok = real_track(system, X0, ua, ub, *args, **kwargs)
+        if len(X0) == 6 and np.ndim(ub) == 1 and np.array_equal(ua, u0) and ok[:2].all():
+            X, ok = X.copy(), ok.copy()
+            X[1] = X[0]
+            jumps.append(ub)
+        return X, ok
+
+    monkeypatch.setattr(homotopy.tracker, "track", jumping)
+    rng = np.random.default_rng(5)
+    target = u0 + 0.5 * homotopy.tracker.complex_normal(rng, 4)
+    ends = homotopy.tracker.track_all(system, points, u0, target, rng)
+    U = np.broadcast_to(target, (6, 4))
+    assert len(jumps) == 1 and len(ends) == 6 and np.abs(system.residual(ends, U)).max() < 1e-8
+    trace = homotopy.trace_test(system, points, u0, rng)
+    assert len(jumps) >= 3 and trace.passed and trace.deviation < 1e-7  # its lines (and its lone-point tracks)
+    assert not homotopy.trace_test(system, points[1:], u0, rng).passed
+    twice = homotopy.tracker.track_all(system, np.vstack([points[2:3], points[2:3]]), u0, target, rng)
+    assert len(twice) == 1
+
+
+def test_meeting_marks_the_points_that_new_points_would_merge():
+    from m2bridge.homotopy.dedup import meeting, new_points
+
+    rng = np.random.default_rng(1)
+    base = rng.standard_normal((200, 3)) + 1j * rng.standard_normal((200, 3))
+    points = np.vstack([base, base[:20] + 1e-9, base[20:30] + 1e-4])
+    near = meeting(points)
+    assert near.sum() == 40 and near[:20].all() and near[200:220].all() and not near[20:200].any()
+    assert len(new_points(np.zeros((0, 3)), points)) == len(points) - 20
+    noisy = meeting(points, noise=np.full(len(points), 1e-6))  # within 1000 noise (1e-3): 1e-4 apart is one point
+    assert noisy.sum() == 60

@@ -24,10 +24,7 @@ def new_points(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6,
     candidates = candidates[finite]
     if not len(candidates):
         return candidates.reshape(0, m)
-    radius = tol * np.maximum(1.0, np.abs(candidates).max(axis=1))
-    if noise is not None:
-        extra = NOISE * np.asarray(noise, dtype=float)[finite]
-        radius = np.maximum(radius, np.where(np.isfinite(extra), extra, 0.0))
+    radius = _radius(candidates, tol, None if noise is None else np.asarray(noise, dtype=float)[finite])
     keep = np.ones(len(candidates), dtype=bool)
     if known.size:
         keep &= np.array([not len(js) for js in neighbours(known, candidates, radius)])
@@ -35,6 +32,24 @@ def new_points(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6,
         if keep[i] and keep[js[js < i]].any():
             keep[i] = False
     return candidates[keep]
+
+
+def _radius(points: np.ndarray, tol: float, noise: np.ndarray | None) -> np.ndarray:
+    """Per point, the distance within which another is the same point (:func:`new_points`)."""
+    radius = tol * np.maximum(1.0, np.abs(points).max(axis=1))
+    if noise is not None:
+        extra = NOISE * noise
+        radius = np.maximum(radius, np.where(np.isfinite(extra), extra, 0.0))
+    return radius
+
+
+def meeting(points: np.ndarray, tol: float = 1e-6, noise: np.ndarray | None = None) -> np.ndarray:
+    """Which of the (finite) points have another within the distance that :func:`new_points` would merge them at:
+    the ends of paths that came together."""
+    if len(points) < 2:
+        return np.zeros(len(points), dtype=bool)
+    near = neighbours(points, points, _radius(points, tol, None if noise is None else np.asarray(noise, float)))
+    return np.array([len(js) > 1 for js in near])
 
 
 def neighbours(ref: np.ndarray, points: np.ndarray, radius: np.ndarray) -> list[np.ndarray]:

@@ -11,7 +11,7 @@ import numpy as np
 
 from m2bridge.homotopy import compiled
 from m2bridge.homotopy.compiled import ACCEPT, FAR, FINAL
-from m2bridge.homotopy.dedup import new_points
+from m2bridge.homotopy.dedup import meeting, new_points
 from m2bridge.parallel import connect, ignore_sigint, local_pool
 
 
@@ -245,11 +245,12 @@ def _track_numpy(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, mi
 
 
 def track_all(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
-              rng: np.random.Generator, max_steps: int = 2000) -> np.ndarray:
-    """The distinct end points of the solutions X0 tracked from ua to ub; paths that fail on the straight
-    segment are tracked again through a random complex midpoint (up to six times). Between two real points the
-    first try goes through such a midpoint too: a real segment crosses the real discriminant, where real solutions
-    meet and paths may swap or merge."""
+              rng: np.random.Generator, max_steps: int = 2000, tries: int = 6) -> np.ndarray:
+    """The distinct end points of the solutions X0 tracked from ua to ub. Paths that fail on the straight segment,
+    and paths whose ends meet another's (one of them jumped: among tens of thousands of paths it happens), are
+    tracked again through a random complex midpoint, up to ``tries`` times. Between two real points the first try
+    goes through such a midpoint too: a real segment crosses the real discriminant, where real solutions meet and
+    paths may swap or merge. Ends that still meet are one point (a singular end, or a jump on every route)."""
     ua, ub = np.asarray(ua), np.asarray(ub)
     scale = max(1.0, float(np.abs(ub).max()))
 
@@ -260,14 +261,18 @@ def track_all(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
         return Y, ok1 & ok2
 
     real = not np.any(ua.imag) and not np.any(ub.imag)
-    X, ok = detour(X0) if real else track(system, X0, ua, ub, max_steps=max_steps)
-    done = [X[ok]]
-    left = X0[~ok]
-    for _ in range(6):
-        if not len(left):
+    ends, ok = detour(X0) if real else track(system, X0, ua, ub, max_steps=max_steps)
+    ok = ok & np.isfinite(ends).all(axis=1)
+    for _ in range(tries):
+        again = ~ok
+        if ok.any():
+            arrived = np.nonzero(ok)[0]
+            again[arrived[meeting(ends[ok], noise=noise(system, ends[ok], ub))]] = True
+        if not again.any():
             break
-        Y, good = detour(left)
-        done.append(Y[good])
-        left = left[~good]
-    ends = np.vstack(done)
-    return new_points(np.zeros((0, system.unknowns)), ends, noise=noise(system, ends, ub))
+        redo = np.nonzero(again)[0]
+        Y, good = detour(X0[redo])
+        good &= np.isfinite(Y).all(axis=1)
+        ends[redo[good]], ok[redo] = Y[good], good
+    arrived = ends[ok]
+    return new_points(np.zeros((0, system.unknowns)), arrived, noise=noise(system, arrived, ub))

@@ -8,11 +8,12 @@ NumPy tracker (the reference, one process), with the compiled tracker on one thr
 them, and the NumPy tracker's seconds over the compiled one's. ``--seeds N``: every row over seeds 1..N, totals
 printed (the loops a seed draws decide how long its last points take). ``--former``: a row with the former monodromy
 strategy (a fresh loop of reach 1 every round); ``--around``: a row with loops around u0 (instead of triangles
-with a corner at u0); ``--complex-base``: a row with monodromy at a complex point u0, without the conjugates that a
+with a corner at u0); ``--quiet-around``: a row where fresh loops go around u0 once one has found nothing
+(the tail); ``--complex-base``: a row with monodromy at a complex point u0, without the conjugates that a
 real one gives free (the former default); ``--all-weights``: a row in all the weights.
 
 Usage: python bench/monodromy.py [--cases 2,1 2,2 3,1] [--no-f4] [--workers N] [--seeds N] [--former]
-                                 [--around] [--complex-base] [--all-weights] [--skip-numpy]
+                                 [--around] [--quiet-around] [--complex-base] [--all-weights] [--skip-numpy]
                                  [--skip-one-thread]
 """
 
@@ -53,6 +54,8 @@ def main() -> None:
     ap.add_argument("--former", action="store_true", help="a row with the former monodromy strategy")
     ap.add_argument("--around", action="store_true",
                     help="a row with loops around u0 instead of triangles at it (compiled tracker)")
+    ap.add_argument("--quiet-around", action="store_true",
+                    help="a row where fresh loops go around u0 once one found nothing (compiled tracker)")
     ap.add_argument("--complex-base", action="store_true",
                     help="a row with monodromy at a complex u0, no conjugates (the former default; compiled tracker)")
     ap.add_argument("--all-weights", action="store_true", help="a row with monodromy in all the weights")
@@ -90,6 +93,9 @@ def main() -> None:
         if args.around:
             rows.append((f"V alone, loops around u0, {args.workers} thr.", profile_points, unknowns, args.workers,
                          partial(monodromy, around=True), "compiled"))
+        if args.quiet_around:
+            rows.append((f"V alone, tail around u0, {args.workers} thr.", profile_points, unknowns, args.workers,
+                         partial(monodromy, quiet_around=True), "compiled"))
         if args.complex_base:
             rows.append((f"V alone, complex u0, {args.workers} thr.", profile_points, unknowns, args.workers,
                          monodromy, "complex u0"))

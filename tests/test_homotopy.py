@@ -426,3 +426,32 @@ def test_meeting_marks_the_points_that_new_points_would_merge():
     assert len(new_points(np.zeros((0, 3)), points)) == len(points) - 20
     noisy = meeting(points, noise=np.full(len(points), 1e-6))  # within 1000 noise (1e-3): 1e-4 apart is one point
     assert noisy.sum() == 60
+
+
+def test_with_quiet_around_the_fresh_loops_after_a_quiet_one_go_around_u0(monkeypatch):
+    # the quadric cone above (6 points): a triangle at u0 is three legs (u0 -> u1 -> u2 -> u0), a loop around u0 five
+    # (out, the triangle about u0, back). As shipped every loop is a triangle; with quiet_around the fresh loops
+    # drawn once one found nothing go around, and the points are the same 6
+    from m2bridge import homotopy
+
+    system, start, u0 = _quadric_cone_start()
+    real_track = homotopy.tracker.track
+
+    def legs_per_round(**options):
+        legs, rounds = [], []
+
+        def counting(system, X0, ua, ub, *args, **kwargs):
+            legs.append(1)
+            if np.ndim(ub) == 1 and np.array_equal(ub, u0):  # a loop closed
+                rounds.append(len(legs))
+                legs.clear()
+            return real_track(system, X0, ua, ub, *args, **kwargs)
+
+        monkeypatch.setattr(homotopy.tracker, "track", counting)
+        found = homotopy.monodromy(system, start, u0, np.random.default_rng(4), stall=4, **options)
+        assert len(found.points) == 6
+        return rounds
+
+    assert set(legs_per_round()) == {3}
+    mixed = legs_per_round(quiet_around=True)
+    assert set(mixed) == {3, 5} and mixed[-4:] == [3, 5, 5, 5]  # the stall: a triangle found nothing, then around

@@ -37,6 +37,7 @@ class MonodromyOptions:
     width: int = 3  # loops drawn at the start
     reach: float = 3.0  # the loops' distance from u0, in units of the size of u0
     around: bool = False  # loops around u0 (out, a triangle about u0, back) instead of triangles with a corner at u0
+    quiet_around: bool = False  # a fresh loop drawn after one that found nothing goes around u0 (the tail)
     scales: np.ndarray | None = None  # the loops are drawn for the parameters divided by these (positive; None: ones)
     conjugates: bool = True  # at a real u0 of a system with real coefficients: each solution's conjugate added
 
@@ -72,7 +73,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     (circumradius ``reach`` times the size of u0) in a random real plane through u0 orthogonal to it, around the
     triangle, and back. Such a loop moves more of the solutions of a cone's family (where the loop's plane meets
     the branch locus about u0), at about one and a half times the paths' cost; bench/monodromy.py --around
-    compares the two.
+    compares the two. With ``quiet_around``, fresh loops go around u0 once one has found nothing (the tail).
 
     The loops are kept (``reuse``): each round pushes through every kept loop only the solutions not yet pushed
     through it (all such pairs in one batch per leg), so a solution is tracked once per loop, and the points spread
@@ -111,9 +112,9 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     scale = reach * max(1.0, float(np.abs(w0).max()))
     size = max(1.0, float(np.linalg.norm(w0)))
 
-    def draw() -> list:
+    def draw(around: bool = opts.around) -> list:
         """A random loop's corners after u0, and how many of the points have been pushed through it."""
-        if not opts.around:
+        if not around:
             return [np.array([u0 + scale * scales * tracker.complex_normal(rng, system.n) for _ in "12"]), 0]
         # a real plane through w0 orthogonal to it (as vectors of R^2n), where the branch points of a cone's
         # family are densest about w0; a triangle about w0 in it, entered and left at its first corner
@@ -154,7 +155,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             if len(kept) >= max_loops:
                 break
             fresh_loop = True
-            kept.append(draw())
+            kept.append(draw(opts.around or (opts.quiet_around and quiet > 0)))
             pairs = [(np.arange(len(sols)), len(kept) - 1)]
             budget = 20000 if patient or quiet >= 2 else 2000
         rounds += 1
@@ -162,19 +163,32 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             kept[j][1] = len(sols)
         idx = np.concatenate([p for p, _ in pairs])
         loop = np.concatenate([np.full(len(p), j) for p, j in pairs])
-        corners = np.array([k[0] for k in kept])[loop]  # (paths, corners, n): u0 -> corners -> u0
-        X, on = sols[idx], np.arange(len(idx))  # the points still on their way, and which paths they are
-        last = corners.shape[1]
-        for leg in range(last + 1):
-            ua = u0 if leg == 0 else corners[on, leg - 1]
-            ub = u0 if leg == last else corners[on, leg]
-            X, ok = tracker.track(system, X, ua, ub, max_steps=budget)
-            paths += len(on)
-            X, on = X[ok], on[ok]
-            if leg < last and stop is not None and time.monotonic() > stop:
-                break  # out of time before the loops close: the round is dropped, the points kept
-        if leg < last:
+        # the paths through loops with as many corners (a triangle at u0, a loop around it) go as one batch per leg
+        corner_counts = np.array([len(k[0]) for k in kept])
+        ends, reached, dropped = [], [], False
+        for count in np.unique(corner_counts[loop]):
+            part = np.nonzero(corner_counts[loop] == count)[0]
+            alike = np.nonzero(corner_counts == count)[0]  # the kept loops with as many corners, in order
+            table = np.array([kept[j][0] for j in alike])
+            corners = table[np.searchsorted(alike, loop[part])]  # (paths, corners, n): u0 -> corners -> u0
+            X, on = sols[idx[part]], part  # the points still on their way, and which paths they are
+            for leg in range(count + 1):
+                where = np.searchsorted(part, on)
+                ua = u0 if leg == 0 else corners[where, leg - 1]
+                ub = u0 if leg == count else corners[where, leg]
+                X, ok = tracker.track(system, X, ua, ub, max_steps=budget)
+                paths += len(on)
+                X, on = X[ok], on[ok]
+                if leg < count and stop is not None and time.monotonic() > stop:
+                    dropped = True  # out of time before the loops close: the round is dropped, the points kept
+                    break
+            if dropped:
+                break
+            ends.append(X)
+            reached.append(on)
+        if dropped:
             break
+        X, on = np.vstack(ends), np.concatenate(reached)
         arrived = np.zeros(len(idx), dtype=bool)
         arrived[on] = True
         if reuse and budget < 20000:

@@ -74,11 +74,7 @@ def nonsingular(system: Any, X: np.ndarray, u: np.ndarray, condition: float = 1e
 def ending_together(ends: np.ndarray, mask: np.ndarray, tol: float = 1e-6) -> np.ndarray:
     """The indices (among ``mask``) of the ends within ``tol`` (relative, as :func:`new_points`) of another."""
     idx = np.nonzero(mask)[0]
-    if len(idx) < 2:
-        return idx[:0]
-    Z = ends[idx]
-    near = neighbours(Z, Z, tol * np.maximum(1.0, np.abs(Z).max(axis=1)))
-    return idx[np.array([len(js) > 1 for js in near])]
+    return idx[meeting(ends[idx], tol)]
 
 
 def nonsingular_ends(system: Any, X: np.ndarray, ok: np.ndarray, u: np.ndarray, condition: float = 1e10,

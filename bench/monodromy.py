@@ -9,12 +9,14 @@ them, and the NumPy tracker's seconds over the compiled one's. ``--seeds N``: ev
 printed (the loops a seed draws decide how long its last points take). ``--former``: a row with the former monodromy
 strategy (a fresh loop of reach 1 every round); ``--around``: a row with loops around u0 (instead of triangles
 with a corner at u0); ``--quiet-around``: a row where fresh loops go around u0 once one has found nothing
-(the tail); ``--complex-base``: a row with monodromy at a complex point u0, without the conjugates that a
-real one gives free (the former default); ``--all-weights``: a row in all the weights.
+(the tail); ``--tail-triangles``: a row where fresh loops stay triangles after a failed trace test (the former
+default); ``--complex-base``: a row with monodromy at a complex point u0, without the conjugates that a
+real one gives free (the former default); ``--rk4``: a row with the compiled tracker's former predictor (RK4 at
+every step) and step rule; ``--all-weights``: a row in all the weights.
 
 Usage: python bench/monodromy.py [--cases 2,1 2,2 3,1] [--no-f4] [--workers N] [--seeds N] [--former]
-                                 [--around] [--quiet-around] [--complex-base] [--all-weights] [--skip-numpy]
-                                 [--skip-one-thread]
+                                 [--around] [--quiet-around] [--tail-triangles] [--complex-base] [--rk4]
+                                 [--all-weights] [--skip-numpy] [--skip-one-thread]
 """
 
 from __future__ import annotations
@@ -58,6 +60,10 @@ def main() -> None:
                     help="a row where fresh loops go around u0 once one found nothing (compiled tracker)")
     ap.add_argument("--complex-base", action="store_true",
                     help="a row with monodromy at a complex u0, no conjugates (the former default; compiled tracker)")
+    ap.add_argument("--tail-triangles", action="store_true",
+                    help="a row where fresh loops stay triangles after a failed trace test (compiled tracker)")
+    ap.add_argument("--rk4", action="store_true",
+                    help="a row with the compiled tracker's former predictor, RK4 at every step (2 threads)")
     ap.add_argument("--all-weights", action="store_true", help="a row with monodromy in all the weights")
     ap.add_argument("--skip-numpy", action="store_true", help="no row with the NumPy tracker (the slow one)")
     ap.add_argument("--skip-one-thread", action="store_true", help="no row with the compiled tracker on one thread")
@@ -96,9 +102,15 @@ def main() -> None:
         if args.quiet_around:
             rows.append((f"V alone, tail around u0, {args.workers} thr.", profile_points, unknowns, args.workers,
                          partial(monodromy, quiet_around=True), "compiled"))
+        if args.tail_triangles:
+            rows.append((f"V alone, triangles in tail, {args.workers} thr.", profile_points, unknowns, args.workers,
+                         partial(monodromy, incomplete_around=False), "compiled"))
         if args.complex_base:
             rows.append((f"V alone, complex u0, {args.workers} thr.", profile_points, unknowns, args.workers,
                          monodromy, "complex u0"))
+        if args.rk4:
+            rows.append((f"V alone, RK4 predictor, {args.workers} thr.", profile_points, unknowns, args.workers,
+                         monodromy, "rk4"))
         if args.all_weights:
             rows.append(("all weights", weight_space_points, len(param.weights) - 1, 1, monodromy, "compiled"))
         seconds_of = {}
@@ -108,7 +120,8 @@ def main() -> None:
                 t0 = time.perf_counter()
                 with (tracking_workers(workers), reference_tracker() if how == "numpy" else nullcontext(),
                       mock.patch.object(wp, "monodromy", strategy), mock.patch.object(pipeline, "monodromy", strategy),
-                      complex_base() if how == "complex u0" else nullcontext()):
+                      complex_base() if how == "complex u0" else nullcontext(),
+                      former_predictor() if how == "rk4" else nullcontext()):
                     found = points(model, np.array(G, dtype=float), np.array(u, dtype=float), None, None, seed=seed)
                 seconds += time.perf_counter() - t0
                 counts.add(found.at_random)
@@ -124,6 +137,14 @@ def main() -> None:
             ratios = ", ".join(f"{name}: {base / sec:.1f}x" for name, sec in seconds_of.items()
                                if name != "V alone, NumPy tracker")
             print(f"{case:7s} NumPy tracker's seconds over: {ratios}", flush=True)
+
+
+@contextmanager
+def former_predictor() -> Iterator[None]:
+    """Within it, the compiled tracker predicts by RK4 at every step, with its former step rule (aim 3e-4, steps of
+    predictor error up to 1e-3)."""
+    with mock.patch.multiple(compiled, HERMITE=0.0, AIM=3e-4, PREDICT=1e-3):
+        yield
 
 
 @contextmanager

@@ -9,7 +9,7 @@ import pytest
 import sympy
 
 from m2bridge import homotopy
-from m2bridge.homotopy import compiled, tracker
+from m2bridge.homotopy import compiled, tables, tracker
 from m2bridge.homotopy.dedup import new_points, nonsingular_ends
 from m2bridge.metric.boundary import generic_cone_ed_degree, random_cone
 
@@ -92,7 +92,7 @@ def test_paths_to_a_double_root_are_not_counted_as_nonsingular():
 
 def test_a_table_that_is_not_a_distance_system_is_refused_with_its_shape_named():
     with pytest.raises(ValueError, match="columns g, grad g and the Hessian"):
-        compiled.DistanceTables(np.zeros((1, 2), dtype=np.int64), np.zeros((1, 2)), np.eye(2))
+        tables.DistanceTables(np.zeros((1, 2), dtype=np.int64), np.zeros((1, 2)), np.eye(2))
 
 
 def test_tracking_dispatches_systems_with_kernel_data_to_the_compiled_tracker(monkeypatch):

@@ -428,7 +428,7 @@ def test_meeting_marks_the_points_that_new_points_would_merge():
     assert noisy.sum() == 60
 
 
-def test_with_quiet_around_the_fresh_loops_after_a_quiet_one_go_around_u0(monkeypatch):
+def test_fresh_loops_go_around_u0_after_a_quiet_one_or_a_failed_trace_test(monkeypatch):
     # the quadric cone above (6 points): a triangle at u0 is three legs (u0 -> u1 -> u2 -> u0), a loop around u0 five
     # (out, the triangle about u0, back). As shipped every loop is a triangle; with quiet_around the fresh loops
     # drawn once one found nothing go around, and the points are the same 6
@@ -448,10 +448,21 @@ def test_with_quiet_around_the_fresh_loops_after_a_quiet_one_go_around_u0(monkey
             return real_track(system, X0, ua, ub, *args, **kwargs)
 
         monkeypatch.setattr(homotopy.tracker, "track", counting)
-        found = homotopy.monodromy(system, start, u0, np.random.default_rng(4), stall=4, **options)
+        found = homotopy.monodromy(system, start, u0, np.random.default_rng(4), **{"stall": 4, **options})
         assert len(found.points) == 6
         return rounds
 
     assert set(legs_per_round()) == {3}
     mixed = legs_per_round(quiet_around=True)
     assert set(mixed) == {3, 5} and mixed[-4:] == [3, 5, 5, 5]  # the stall: a triangle found nothing, then around
+    # once the trace test (here a stand-in that always says incomplete) has failed, the fresh loops go around u0:
+    # it is asked after the first quiet fresh loop (stall 1), and three more fresh loops follow (patience 3)
+    asked = []
+
+    def incomplete(points):
+        asked.append(len(points))
+        return False
+
+    after = legs_per_round(stall=1, verify=incomplete, patience=3)
+    assert asked == [6] and after[-4:] == [3, 5, 5, 5]
+    assert legs_per_round(stall=1, verify=incomplete, patience=3, incomplete_around=False)[-4:] == [3, 3, 3, 3]

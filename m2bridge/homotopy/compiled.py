@@ -1,18 +1,19 @@
 """The compiled path tracker: each path tracked on its own by one compiled loop (numba), the paths spread over
-threads, for every system that gives its evaluation as data (``kernel_data``: :class:`DistanceTables`,
-:class:`ProfileTables`, :class:`WeightTables`, :class:`FormTables`, :class:`PolynomialTables`,
+threads, for every system that gives its evaluation as data (``kernel_data``: the tables of :mod:`.tables` and
 :class:`.slice_kernels.SliceTables`).
 
 :func:`track` has the contract of :func:`m2bridge.homotopy.tracker.track` (points and ok flags for the solutions X0 at
-``ua`` tracked to ``ub``): an RK4 predictor and two Newton steps as corrector, as the NumPy tracker (here the last
-Newton step's evaluation also gives the velocity where the next step starts), with a step control of its own. A step
+``ua`` tracked to ``ub``): a predictor and two Newton steps as corrector (the last Newton step's evaluation also gives
+the velocity where the next step starts), with a step control of its own. The predictor (HERMITE) is the cubic through
+the last two points on the path and their velocities, extended over the step: it costs no evaluation, where RK4 (the
+NumPy tracker's predictor, and the first step's here) costs three; bench/monodromy.py --rk4 compares them. A step
 is accepted when the predictor's error (the first Newton correction, relative to |x|) is below PREDICT and Newton
 contracts (the second correction below CONTRACT times the first, or below (ACCEPT + FAR |x|) |x|, where double
-precision stops it); the next step aims the first correction at AIM (the predictor's error grows as the fifth power of
-the step: the step is scaled by (AIM / error)^(1/5), at most GROW times, up to ``max_step``). A path stops as failed
-below ``min_step``, past ``max_steps`` steps or past 1e8 times its start's size; two Newton steps end it (ok where the
-last correction is below (FINAL + FAR |x|) |x|; |x| at least 1). The NumPy tracker, the reference, keeps the former
-rule, which took twice as many steps (docs/performance.md, Path trackers). The evaluation of residual, Jacobian and
+precision stops it); the next step aims the first correction at AIM (the predictor's error grows as the fourth power
+of the step, the fifth for RK4: the step is scaled by (AIM / error)^(1/4), at most GROW times, up to ``max_step``).
+A path stops as failed below ``min_step``, past ``max_steps`` steps or past 1e8 times its start's size; two Newton
+steps end it (ok where the last correction is below (FINAL + FAR |x|) |x|; |x| at least 1). The NumPy tracker, the
+reference, keeps the former rule (docs/performance.md, Path trackers). The evaluation of residual, Jacobian and
 velocity, the small complex solves and the step control never call back into Python; the paths do not interact, so
 the points are the same whatever the threads. :mod:`.kernels`, :mod:`.map_kernels` and :mod:`.slice_kernels` have the
 evaluations; one step loop serves every system, the data tuple's length picking the evaluation at compile time.
@@ -31,132 +32,18 @@ from numba.extending import overload
 
 from m2bridge.homotopy import kernels, map_kernels, slice_kernels
 from m2bridge.homotopy.slice_kernels import SliceTables
+from m2bridge.homotopy.tables import DistanceTables, FormTables, PolynomialTables, ProfileTables, WeightTables
 
 
 ACCEPT = 1e-8  # the floor: a last Newton correction below (ACCEPT + FAR |x|) |x| counts as contracted (|x| >= 1)
 FINAL = 1e-6  # a path arrived when the last correction at its end is below (FINAL + FAR |x|) |x|
 FAR = 1e-12  # in double precision Newton's corrections stall at a level that grows with |x|: without FAR a path to
 # a solution far out (|x| past about 1e4) had every step turned back
-PREDICT = 1e-3  # the largest predictor error (first Newton correction over |x|) of an accepted step
+PREDICT = 1e-2  # the largest predictor error (first Newton correction over |x|) of an accepted step
 CONTRACT = 0.1  # Newton contracts: the second correction below this times the first
-AIM = 3e-4  # the predictor error the step control aims at
+AIM = 3e-3  # the predictor error the step control aims at
 GROW = 2.5  # the most a step grows after an accepted one
-
-
-class DistanceTables:
-    """The distance system g(y) = 0, G (y - u) - lam grad g(y) = 0 as the kernel reads it, from its monomial table
-    (``exponents``, one row per monomial, and ``coefficients``, the columns g, grad g (n) and the Hessian (n * n), as
-    :func:`m2bridge.homotopy.systems.monomial_table` makes them) and the form G."""
-
-    def __init__(self, exponents: np.ndarray, coefficients: np.ndarray, G: np.ndarray):
-        E = np.asarray(exponents, dtype=np.int64)
-        C = np.asarray(coefficients, dtype=complex)
-        G = np.ascontiguousarray(np.asarray(G, dtype=float))
-        n = G.shape[0]
-        if E.ndim != 2 or E.shape[1] != n or C.shape != (len(E), 1 + n + n * n) or G.shape != (n, n):
-            raise ValueError("a distance system's table has the columns g, grad g and the Hessian, one row per "
-                             "monomial in n variables, and an n x n form")
-        self.n, self.unknowns = n, n + 1  # parameters u; unknowns (y, lam)
-        columns = [0, *range(1, n + 1), *(1 + n + a * n + b for a in range(n) for b in range(a, n))]
-        table = sparse_table(E, C, columns)  # g, grad g and the upper triangle of the symmetric Hessian
-        derivatives = int(table[4][table[3][1]:].max(initial=-1)) + 1  # the monomials grad g and the Hessian use
-        self.data = (*table, derivatives, G)
-
-
-def sparse_table(E: np.ndarray, C: np.ndarray, columns: list[int]) -> tuple:
-    """(mvar, mexp, top, ptr, idx, coef): the monomials (rows of exponents E), by degree, each as at most ``deg``
-    (variable, power) factors, and the ``columns`` of C as sparse lists of (monomial, coefficient) terms."""
-    order = np.argsort(E.sum(axis=1), kind="stable")  # by degree: the derivatives use the first monomials
-    E, C = E[order], C[order]
-    factors = max(1, int((E > 0).sum(axis=1).max(initial=1)))
-    mvar = np.zeros((len(E), factors), dtype=np.int64)  # the variables of each monomial ...
-    mexp = np.zeros((len(E), factors), dtype=np.int64)  # ... and their powers (0: no factor)
-    for t, row in enumerate(E):
-        nz = np.nonzero(row)[0]
-        mvar[t, :len(nz)], mexp[t, :len(nz)] = nz, row[nz]
-    ptr, idx, coef = [0], [], []
-    for c in columns:
-        nz = np.nonzero(C[:, c])[0]
-        idx += list(nz)
-        coef += list(C[nz, c])
-        ptr.append(len(idx))
-    return (mvar, mexp, int(E.max(initial=0)), np.array(ptr, dtype=np.int64), np.array(idx, dtype=np.int64),
-            np.array(coef, dtype=complex))
-
-
-class PolynomialTables:
-    """The system J^T G (c - u) = 0 of a polynomial map c(x) (n coordinates, m unknowns:
-    :class:`m2bridge.metric.weight_points.PolynomialSystem`) as the kernel reads it, from the monomial table of c,
-    its first derivatives (n * m) and second derivatives (n * m * m; the upper triangles are read), and the form G;
-    :meth:`towards` gives the form homotopy from it to another form and target on the same map."""
-
-    def __init__(self, exponents: np.ndarray, coefficients: np.ndarray, G: np.ndarray):
-        E = np.asarray(exponents, dtype=np.int64)
-        C = np.asarray(coefficients, dtype=complex)
-        G = np.ascontiguousarray(np.asarray(G, dtype=complex))
-        n, m = G.shape[0], E.shape[1]
-        if E.ndim != 2 or C.shape != (len(E), n + n * m + n * m * m) or G.shape != (n, n):
-            raise ValueError("a polynomial map's table has the columns c, dc/dx and d2c/dx2 for an n x n form")
-        hessians = [n + n * m + (k * m + i) * m + j for k in range(n) for i in range(m) for j in range(i, m)]
-        self.n, self.unknowns = n, m
-        self.data = (*sparse_table(E, C, [*range(n + n * m), *hessians]), G)
-
-    def towards(self, Gb: np.ndarray, ua: np.ndarray, ub: np.ndarray, gamma: complex) -> "PolynomialTables":
-        """The form homotopy gamma (1 - s) J^T G (c - ua) + s J^T Gb (c - ub), its parameter s."""
-        other = object.__new__(PolynomialTables)
-        other.n, other.unknowns = 1, self.unknowns
-        other.data = (*self.data, *(np.ascontiguousarray(np.asarray(v, dtype=complex)) for v in (Gb, ua, ub)),
-                      np.array([gamma], dtype=complex))
-        return other
-
-
-class ProfileTables:
-    """The profile system r(w; u) = P^T e (:class:`m2bridge.metric.profile_points.ProfileSystem`) as the kernel
-    reads it: the whitened matrices Bw (m + 1, n, k) of c = (Bw_0 + sum_i w_i Bw_i) a, their Gram sums
-    S_ij = Bw_i^T Bw_j + Bw_j^T Bw_i (i < j; S_ii = Bw_i^T Bw_i), i <= j in order, from which H = M^T M is summed,
-    and the form's factor L: :meth:`parameters` whitens the targets u (as u L) before they reach the kernel."""
-
-    def __init__(self, Bw: np.ndarray, L: np.ndarray):
-        Bw = np.ascontiguousarray(np.asarray(Bw, dtype=complex))
-        L = np.ascontiguousarray(np.asarray(L, dtype=float))
-        if Bw.ndim != 3 or L.shape != (Bw.shape[1], Bw.shape[1]):
-            raise ValueError("a profile system's tables are Bw (m + 1, n, k) and an n x n factor L")
-        self.n, self.unknowns = Bw.shape[1], Bw.shape[0] - 1
-        self.L = L
-        pairs = [(i, j) for i in range(Bw.shape[0]) for j in range(i, Bw.shape[0])]
-        S = np.array([Bw[i].T @ Bw[j] + (Bw[j].T @ Bw[i] if i != j else 0) for i, j in pairs])
-        self.data = (Bw, np.ascontiguousarray(S))
-
-    def parameters(self, U: np.ndarray) -> np.ndarray:
-        """The targets as the kernel reads them: whitened, u L."""
-        return U @ self.L
-
-
-class WeightTables:
-    """The weight system J^T G (c - u) = 0 for c = M(w) a, M(w) = B_0 + sum_i w_i B_i, in x = (w, a)
-    (:class:`m2bridge.metric.weight_points.WeightSystem`) as the kernel reads it: B (m + 1, n, k) and the form G."""
-
-    def __init__(self, B: np.ndarray, G: np.ndarray):
-        B = np.ascontiguousarray(np.asarray(B, dtype=complex))
-        G = np.ascontiguousarray(np.asarray(G, dtype=complex))
-        if B.ndim != 3 or G.shape != (B.shape[1], B.shape[1]):
-            raise ValueError("a weight system's tables are B (m + 1, n, k) and an n x n form G")
-        self.n, self.unknowns = B.shape[1], B.shape[0] - 1 + B.shape[2]
-        self.data = (B, G, np.zeros(1))
-
-
-class FormTables:
-    """The form homotopy gamma (1 - s) J^T Ga (c - ua) + s J^T Gb (c - ub) between two forms of one weight system
-    (:class:`m2bridge.homotopy.endgame.FormHomotopy`), its parameter s, as the kernel reads it."""
-
-    def __init__(self, B: np.ndarray, Ga: np.ndarray, Gb: np.ndarray, ua: np.ndarray, ub: np.ndarray, gamma: complex):
-        B = np.ascontiguousarray(np.asarray(B, dtype=complex))
-        n = B.shape[1]
-        arrays = [np.ascontiguousarray(np.asarray(v, dtype=complex)) for v in (Ga, Gb, ua, ub)]
-        if B.ndim != 3 or [a.shape for a in arrays] != [(n, n), (n, n), (n,), (n,)]:
-            raise ValueError("a form homotopy's tables are B (m + 1, n, k), two n x n forms and two targets")
-        self.n, self.unknowns = 1, B.shape[0] - 1 + B.shape[2]
-        self.data = (B, *arrays, np.array([gamma], dtype=complex))
+HERMITE = 1.0  # 1: after the first step, the cubic Hermite predictor through the last two points (0: RK4 throughout)
 
 
 _THREADS = [1]  # the threads of the innermost :func:`threads` (1 outside it)
@@ -203,7 +90,7 @@ def track(tables: Tables, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
     chunks = numba.set_parallel_chunksize(_CHUNK)  # paths to threads in small chunks: their lengths vary tenfold
     try:
         _track_paths(tables.data, X0, UA, UB, float(min_step), int(max_steps), float(max_step), X, ok, taken,
-                     np.array([ACCEPT, FINAL, FAR, PREDICT, CONTRACT, AIM, GROW]))
+                     np.array([ACCEPT, FINAL, FAR, PREDICT, CONTRACT, AIM, GROW, HERMITE]))
     finally:
         numba.set_parallel_chunksize(chunks)
         numba.set_num_threads(before)
@@ -397,22 +284,22 @@ def _correct_impl(D, W, x, u, du, dx, out):
 
 
 @njit(**kernels.OPTIONS)
-def _step_factor(error, aim, grow):
+def _step_factor(error, aim, grow, power):
     """How much the next step grows (or shrinks) for a predictor error ``error`` (relative) when aiming at ``aim``:
-    (aim / error)^(1/5) with a safety factor, between 0.25 and ``grow``; 0.5 where the error is NaN."""
+    (aim / error)^power with a safety factor, between 0.25 and ``grow``; 0.5 where the error is NaN."""
     if error != error:
         return 0.5
     if error <= 0.0:
         return grow
-    return min(grow, max(0.25, 0.8 * (aim / error) ** 0.2))
+    return min(grow, max(0.25, 0.8 * (aim / error) ** power))
 
 
 @njit(parallel=True, **kernels.OPTIONS)
 def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S, rules):
     """Every path p from X0[p] at UA[p] to UB[p]: its end in X[p], whether it arrived in ok[p], its steps in S[p];
-    ``rules``: ACCEPT, FINAL, FAR, PREDICT, CONTRACT, AIM, GROW."""
+    ``rules``: ACCEPT, FINAL, FAR, PREDICT, CONTRACT, AIM, GROW and HERMITE (1: the Hermite predictor)."""
     accept, final, far = rules[0], rules[1], rules[2]
-    predict, contract, aim, grow = rules[3], rules[4], rules[5], rules[6]
+    predict, contract, aim, grow, hermite = rules[3], rules[4], rules[5], rules[6], rules[7] > 0
     m, N = X0.shape
     npar = UA.shape[1]
     rounds = max(50000, max_steps + 1)
@@ -425,6 +312,9 @@ def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S, rules):
         k3 = np.empty(N, dtype=np.complex128)
         k4 = np.empty(N, dtype=np.complex128)
         dx = np.empty(N, dtype=np.complex128)
+        xp = np.empty(N, dtype=np.complex128)  # the point before x on the path and its velocity, at t = tp
+        vp = np.empty(N, dtype=np.complex128)
+        tp = -1.0  # below 0: no point before x yet (the first step is taken by RK4)
         du = UB[p] - UA[p]
         ut = np.empty(npar, dtype=np.complex128)
         umid = np.empty(npar, dtype=np.complex128)
@@ -447,29 +337,44 @@ def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S, rules):
             if not fresh:
                 _vel(D, W, x, du, ut, k1)
                 fresh = True
-            for k in range(N):
-                y[k] = x[k] + hh / 2 * k1[k]
-            _vel(D, W, y, du, umid, k2)
-            for k in range(N):
-                y[k] = x[k] + hh / 2 * k2[k]
-            _vel(D, W, y, du, umid, k3)
-            for k in range(N):
-                y[k] = x[k] + hh * k3[k]
-            _vel(D, W, y, du, u, k4)
-            for k in range(N):
-                y[k] = x[k] + hh / 6 * (k1[k] + 2 * k2[k] + 2 * k3[k] + k4[k])
+            power = 0.2  # the predictor's error grows as h^5 (RK4) or h^4 (Hermite)
+            if hermite and tp >= 0.0:  # the cubic through (xp, vp) at tp and (x, k1) at t, extended to t + hh
+                gap = t - tp
+                s = 1.0 + hh / gap
+                s2, s3 = s * s, s * s * s
+                h00, h10, h01, h11 = 2 * s3 - 3 * s2 + 1, (s3 - 2 * s2 + s) * gap, 3 * s2 - 2 * s3, (s3 - s2) * gap
+                for k in range(N):
+                    y[k] = h00 * xp[k] + h10 * vp[k] + h01 * x[k] + h11 * k1[k]
+                power = 0.25
+            else:
+                for k in range(N):
+                    y[k] = x[k] + hh / 2 * k1[k]
+                _vel(D, W, y, du, umid, k2)
+                for k in range(N):
+                    y[k] = x[k] + hh / 2 * k2[k]
+                _vel(D, W, y, du, umid, k3)
+                for k in range(N):
+                    y[k] = x[k] + hh * k3[k]
+                _vel(D, W, y, du, u, k4)
+                for k in range(N):
+                    y[k] = x[k] + hh / 6 * (k1[k] + 2 * k2[k] + 2 * k3[k] + k4[k])
             first = _newt(D, W, y, u, 1, dx)
             corr = _correct(D, W, y, u, du, dx, k2)  # k2: the velocity at the step's end, k1 of the next step
             size = kernels.sup_norm(y)
             scale = max(1.0, size)
             error = first / scale
-            factor = _step_factor(error, aim, grow)
+            factor = _step_factor(error, aim, grow, power)
             failed = False
             if error < predict and (corr < contract * first or corr < (accept + far * scale) * scale):  # NaN: False
                 for k in range(N):
+                    xp[k] = x[k]
+                    vp[k] = k1[k]
                     x[k] = y[k]
                     k1[k] = k2[k]
+                tp = t
                 fresh = kernels.sup_norm(k1) < np.inf  # a velocity that overflowed is evaluated again at x
+                if not fresh:
+                    tp = -1.0
                 t = t + hh
                 h = min(h * factor, max_step)
                 if t >= 1 - 1e-14:

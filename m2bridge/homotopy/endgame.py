@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from m2bridge.homotopy import tracker
-from m2bridge.homotopy.compiled import FormTables, PolynomialTables, WeightTables
+from m2bridge.homotopy.tables import FormTables, PolynomialTables, WeightTables
 from m2bridge.homotopy.dedup import ending_together, new_points, nonsingular
 from m2bridge.homotopy.tracker import solve_linear
 

@@ -38,6 +38,7 @@ class MonodromyOptions:
     reach: float = 3.0  # the loops' distance from u0, in units of the size of u0
     around: bool = False  # loops around u0 (out, a triangle about u0, back) instead of triangles with a corner at u0
     quiet_around: bool = False  # a fresh loop drawn after one that found nothing goes around u0 (the tail)
+    incomplete_around: bool = True  # once ``verify`` said the points are incomplete, the fresh loops go around u0
     scales: np.ndarray | None = None  # the loops are drawn for the parameters divided by these (positive; None: ones)
     conjugates: bool = True  # at a real u0 of a system with real coefficients: each solution's conjugate added
 
@@ -73,7 +74,9 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     (circumradius ``reach`` times the size of u0) in a random real plane through u0 orthogonal to it, around the
     triangle, and back. Such a loop moves more of the solutions of a cone's family (where the loop's plane meets
     the branch locus about u0), at about one and a half times the paths' cost; bench/monodromy.py --around
-    compares the two. With ``quiet_around``, fresh loops go around u0 once one has found nothing (the tail).
+    compares the two. With ``quiet_around``, fresh loops go around u0 once one has found nothing (the tail); with
+    ``incomplete_around`` (the default), once ``verify`` has said the points are incomplete: the points that the
+    triangles find last are moved about twice as often by loops around u0 (docs/performance.md).
 
     The loops are kept (``reuse``): each round pushes through every kept loop only the solutions not yet pushed
     through it (all such pairs in one batch per leg), so a solution is tracked once per loop, and the points spread
@@ -98,6 +101,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     target, stall, max_loops, seconds, on_loop = opts.target, opts.stall, opts.max_loops, opts.seconds, opts.on_loop
     orbit, patient, reuse, width, reach = opts.orbit, opts.patient, opts.reuse, opts.width, opts.reach
     checked = -1  # the number of points ``verify`` was last asked about
+    incomplete = False  # whether ``verify`` said the points are incomplete
     if opts.conjugates and not np.any(np.asarray(u0).imag) and real_coefficients(system):
         orbit = conjugated(orbit)
 
@@ -132,7 +136,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     def stalled() -> bool:
         """Whether the fresh loops have found nothing long enough: ``stall`` of them in a row, and where ``verify``
         says the points are not complete, ``patience`` more after it."""
-        nonlocal checked, patient
+        nonlocal checked, patient, incomplete
         if quiet < stall:
             return False
         if opts.verify is None:
@@ -141,7 +145,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             checked = len(sols)
             if opts.verify(sols):
                 return True
-            patient = True
+            patient = incomplete = True
         return quiet >= stall + opts.patience
 
     while (len(sols) and (target is None or len(sols) < target) and not stalled() and rounds < 20 * max_loops
@@ -155,7 +159,8 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             if len(kept) >= max_loops:
                 break
             fresh_loop = True
-            kept.append(draw(opts.around or (opts.quiet_around and quiet > 0)))
+            tail = (opts.quiet_around and quiet > 0) or (opts.incomplete_around and incomplete)
+            kept.append(draw(opts.around or tail))
             pairs = [(np.arange(len(sols)), len(kept) - 1)]
             budget = 20000 if patient or quiet >= 2 else 2000
         rounds += 1

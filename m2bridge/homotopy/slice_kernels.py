@@ -15,7 +15,7 @@ from m2bridge.homotopy.kernels import OPTIONS, apply_correction, distance_jacobi
 
 class SliceTables:
     """The sliced distance system as the compiled tracker reads it, from the distance system's ``data`` tuple
-    (:class:`.compiled.DistanceTables`), the line u0 + s v and the affine family of coefficients offset + basis p."""
+    (:class:`.tables.DistanceTables`), the line u0 + s v and the affine family of coefficients offset + basis p."""
 
     def __init__(self, distance: tuple, u0: np.ndarray, v: np.ndarray, offset: np.ndarray, basis: np.ndarray):
         arrays = [np.ascontiguousarray(np.asarray(a, dtype=complex)) for a in (u0, v, offset, basis)]

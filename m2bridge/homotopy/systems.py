@@ -9,7 +9,7 @@ import numpy as np
 import sympy
 
 from m2bridge.homotopy import tracker
-from m2bridge.homotopy.compiled import DistanceTables
+from m2bridge.homotopy.tables import DistanceTables
 from m2bridge.homotopy.dedup import new_points
 from m2bridge.homotopy.tracker import newton, solve_linear
 

@@ -21,7 +21,7 @@ class System(Protocol):
     parameters u, ``unknowns`` x, and at batches of points (rows of X with their parameters U) the residual F, the
     Jacobian dF/dx and the velocity dx along a parameter step du (the solution of J dx = -dF/du du). A system may also
     have ``residual_and_jacobian(X, U)``, one evaluation for both, which Newton's method then uses, and
-    ``kernel_data`` (a :class:`.compiled.DistanceTables` or :class:`.compiled.ProfileTables`), which the compiled
+    ``kernel_data`` (a :class:`.tables.DistanceTables` or :class:`.tables.ProfileTables`), which the compiled
     tracker evaluates."""
 
     n: int

@@ -24,7 +24,7 @@ import copy
 import numpy as np
 
 from m2bridge.exact.counts import ProfileModel
-from m2bridge.homotopy.compiled import ProfileTables
+from m2bridge.homotopy.tables import ProfileTables
 from m2bridge.homotopy.tracker import solve_linear, solve_many, newton
 from m2bridge.metric.weight_points import WeightPoints, WeightSystem, system_points
 

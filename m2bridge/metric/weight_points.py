@@ -23,7 +23,7 @@ from tqdm import tqdm
 
 from m2bridge.deadline import Budget
 from m2bridge.exact.counts import Count, ProfileModel
-from m2bridge.homotopy.compiled import PolynomialTables, WeightTables
+from m2bridge.homotopy.tables import PolynomialTables, WeightTables
 from m2bridge.homotopy.dedup import new_points, nonsingular
 from m2bridge.homotopy.endgame import form_homotopy
 from m2bridge.homotopy.monodromy import MonodromyOptions, monodromy

@@ -4,6 +4,8 @@ known facts (the 2 x 2 determinant: 2 for the unit form, 6 for a generic form; a
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pytest
 import sympy
@@ -38,6 +40,9 @@ def _same_ends(g: sympy.Expr, n: int, G, count: int, seed: int = 0) -> None:
     assert (np.abs(Yc - Yn).max(axis=1) / scale).max() < 1e-8
     assert len(new_points(np.zeros((0, n + 1)), Yc)) == count
     assert nonsingular_ends(system, Yc, okc, u1).all()
+    with mock.patch.object(compiled, "HERMITE", 0.0):  # RK4 at every step (the former predictor): the same ends
+        Yr, okr = compiled.track(system.kernel_data, points, u0, u1)
+    assert okr.all() and (np.abs(Yr - Yn).max(axis=1) / scale).max() < 1e-8
     with compiled.threads(2):  # the same points whatever the threads
         Y2, ok2 = compiled.track(system.kernel_data, points, u0, u1)
     assert np.array_equal(Y2, Yc) and np.array_equal(ok2, okc)

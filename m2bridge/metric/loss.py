@@ -244,7 +244,7 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
         # generic, 284 points in 6.9 s against 24.5 s, bench/monodromy.py), also for d' > d, where its counts agree
         # with the weight-space ones ((2,3): 92 for teacher data, 1324 generic)
         found = profile_points(model, form.G_float(), form.u_float(), at_random_u.value, count.value, seed=seed,
-                               seconds=run.share(0.3), progress=progress)
+                               seconds=run.share(0.5), progress=progress)
         count, generic, found = _past_groebner(
             count, generic, found, _MONODROMY, run, t1, seed,
             lambda left, target: profile_points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float), target,
@@ -365,7 +365,7 @@ def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_
                               np.eye(m)[:, [i for i in range(m) if i not in chart]])
     t1 = time.perf_counter()
     found = system_points(system, form.u_float(), at_random_u.exact_solutions, count.exact_solutions, seed=seed,
-                          seconds=run.share(0.3), progress=progress, per_function=per)
+                          seconds=run.share(0.5), progress=progress, per_function=per)
     count, generic, found = _past_groebner(
         count, generic, found, f"monodromy in weight space on the chart {fixed} = 1, the exact count's Groebner "
         "bases not having finished", run, t1, seed,

@@ -8,7 +8,8 @@ runs), :mod:`.dedup` (distinct and nonsingular solutions), :mod:`.endgame` (the 
 The system: g(y) = 0, G (y - u) - lam grad g(y) = 0 in the unknowns x = (y, lam), with the point u as
 parameter (linear in u). Solutions are tracked along straight segments between complex parameter
 points (a parameter homotopy; random complex points keep the paths off the discriminant with
-probability one), all paths at once, by an RK4 predictor and a Newton corrector with a step size per path.
+probability one), by a predictor (Hermite's cubic in the compiled tracker, RK4 in the NumPy one) and a Newton
+corrector with a step size per path.
 
 * :func:`monodromy`: the solutions at one parameter point u0, found from one seed by monodromy loops
   u0 -> u1 -> u2 -> u0, kept and reused (each solution goes once through each loop); stopped when a target count

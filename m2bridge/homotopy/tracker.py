@@ -1,6 +1,7 @@
-"""The path tracker: paths along straight segments between complex parameter points, an RK4 predictor and a Newton
-corrector with a step size per path; compiled (:mod:`.compiled`) for the systems that give their evaluation as data,
-NumPy (all paths at once) for the others; batches of paths spread over threads, local processes or a Dask cluster."""
+"""The path tracker: paths along straight segments between complex parameter points, a predictor and a Newton
+corrector with a step size per path; compiled (:mod:`.compiled`, Hermite's cubic predictor) for the systems that give
+their evaluation as data, NumPy (all paths at once, RK4) for the others; batches of paths spread over threads, local
+processes or a Dask cluster."""
 
 from __future__ import annotations
 

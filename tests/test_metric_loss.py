@@ -110,6 +110,31 @@ def test_counts_past_their_time_limit_come_from_monodromy_with_the_trace_test(m2
     assert m2.to_python("1 + 1") == 2  # the interrupted session still works
 
 
+def test_no_generic_gives_the_data_all_the_time_and_compares_nothing(m2, monkeypatch):
+    # (2,1), every exact count stopped at once: without the generic form, monodromy runs once (at the data's form),
+    # still reaches Lagrange's 14 with the trace test, and nothing is compared with a count that was not made
+    from m2bridge.metric import loss
+    from m2bridge.results import Status
+
+    _exact_counts_run_past_their_limit(monkeypatch, m2)
+    forms = []
+    real_profile_points = loss.profile_points
+
+    def counted(model, G, *args, **kwargs):
+        forms.append(G.copy())
+        return real_profile_points(model, G, *args, **kwargs)
+
+    monkeypatch.setattr(loss, "profile_points", counted)
+    arch = LightningAttention((2, 1), 2, 2)
+    report = loss.loss_report(arch, generate_dataset(arch, 5, seed=1, noise=0.3), m2, seed=1, timeout=300,
+                              locus_seconds=0, count_seconds=0.5, generic=False)
+    assert len(forms) == 1 and np.allclose(forms[0], report.form.G_float())
+    assert report.ed_degree.value == 14 and report.ed_degree.certificate.startswith("certified: the trace test passes")
+    generic = report.generic_ed_degree
+    assert generic.value is None and generic.status is Status.NOT_COMPUTED and "--no-generic" in generic.certificate
+    assert "--no-generic" in report.comparison() and report.to_dict()["data_equals_generic"] is None
+
+
 def test_the_loss_carries_the_generic_points_where_the_datas_trace_test_fails(m2, monkeypatch):
     # (2,1), every exact count stopped at once: the trace test is made to fail for the data's form (as it does for
     # forms under which critical points escape to infinity), so the data's count comes from the generic form's 14

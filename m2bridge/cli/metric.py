@@ -38,7 +38,7 @@ def cmd_loss(args: argparse.Namespace) -> int:
     with path_workers(args):
         report = loss_report(arch, data, seed=args.seed, runs=args.runs, timeout=args.timeout,
                              progress=not args.json, locus_seconds=args.locus_seconds,
-                             count_seconds=args.count_seconds, force=args.force)
+                             count_seconds=args.count_seconds, force=args.force, generic=not args.no_generic)
     if args.plot:
         from m2bridge.report.plots import training_plot
 
@@ -109,6 +109,10 @@ def register(sub: Any) -> None:
     p.add_argument("--count-seconds", type=positive_seconds, default=120.0, metavar="S",
                    help="time limit of each exact count (F4 or msolve) of one layer; past it, monodromy with the trace test "
                         "counts, certified or a lower bound (default 120)")
+    p.add_argument("--no-generic", action="store_true",
+                   help="skip the generic form's count (exact and by monodromy): the data's count gets all the time, "
+                        "without the comparison and without the generic points that a data count left as a lower bound "
+                        "would be carried from")
     add_path_workers(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the data, the generic form and the runs")
     p.add_argument("--force", action="store_true",

@@ -65,6 +65,8 @@ class LossReport:
 
     def comparison(self) -> str:
         a, b = self.ed_degree.value, self.generic_ed_degree.value
+        if b is None and self.generic_ed_degree.status is Status.NOT_COMPUTED:
+            return f"not compared (the generic form's count: {self.generic_ed_degree.certificate})"
         if a is None or b is None:
             return "not compared (a count is missing)"
         if any(c.status is Status.LOWER_BOUND for c in (self.ed_degree, self.generic_ed_degree)):
@@ -85,7 +87,9 @@ class LossReport:
                 "coordinates": len(self.form.u), "residual_loss": float(self.form.residual),
                 "realizable": self.realizable, "fit": [float(v) for v in self.form.u],
                 "ed_degree": self.ed_degree.to_dict(), "generic_ed_degree": self.generic_ed_degree.to_dict(),
-                "data_equals_generic": self.ed_degree.value == self.generic_ed_degree.value,
+                "data_equals_generic": (self.ed_degree.value == self.generic_ed_degree.value  # null: not both certain
+                                        if self.ed_degree.status.certain and self.generic_ed_degree.status.certain
+                                        else None),
                 "complex_critical_points": self.all_points, "all_points_found": self.points_complete,
                 "real_critical_points": [p.to_dict() for p in self.points],
                 "critical_locus": None if self.critical_locus is None else self.critical_locus.to_dict(),
@@ -173,21 +177,23 @@ def check_loss_feasible(arch: AttentionNetwork, force: bool = False) -> None:
 def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = None, seed: int = 0,
                 runs: int = 0, timeout: float | None = None, attain: bool = True,
                 progress: bool = False, locus_seconds: float = 60.0, count_seconds: float | None = None,
-                force: bool = False, workers: int | None = None) -> LossReport:
+                force: bool = False, workers: int | None = None, generic: bool = True) -> LossReport:
     """Everything ``m2bridge loss`` prints, for one network and one dataset (see the module docstring);
     ``locus_seconds``: the time limit of each step of the critical points on the critical locus (0: skip them);
     ``count_seconds``: the time limit of each exact count of one layer, past which monodromy with the trace test
     counts instead (None: no limit but ``timeout``); ``force``: try deep networks, which the exact path refuses by
     default; ``workers``: local processes that track the homotopy paths (default one; the same points whatever
-    their number). Networks beyond the loss's exact path are refused (:func:`check_loss_feasible`)."""
+    their number); ``generic``: False skips the generic form's count (exact and by monodromy), so that the data's
+    gets all the time, at the price of the comparison and of the generic points a data count left as a lower bound
+    would be carried from. Networks beyond the loss's exact path are refused (:func:`check_loss_feasible`)."""
     with tracking_workers(workers):
         return _loss_report(arch, data, m2, seed, runs, timeout, attain, progress, locus_seconds, count_seconds,
-                            force)
+                            force, generic)
 
 
 def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, seed: int, runs: int,
                  timeout: float | None, attain: bool, progress: bool, locus_seconds: float,
-                 count_seconds: float | None, force: bool) -> LossReport:
+                 count_seconds: float | None, force: bool, generic_count: bool = True) -> LossReport:
     from m2bridge.bridge.session import default_session
     from m2bridge.exact.problem import parametrization
 
@@ -231,7 +237,8 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
                                                                timeout=t, seed=s), timeout, count_seconds)
             return _within(lambda t: profile_count(model, G_, u_, m2, timeout=t, seed=s), timeout, count_seconds)
 
-        count, generic, at_random_u = bounded(G, form.u, seed), bounded(Gg, ug, seed + 1), bounded(G, None, seed + 2)
+        count, at_random_u = bounded(G, form.u, seed), bounded(G, None, seed + 2)
+        generic = bounded(Gg, ug, seed + 1) if generic_count else SKIPPED
         notes += [f"one layer in the attention-matrix form: the generic fiber is the scaling (paper Thm. 3.2; the "
                  f"Jacobian has rank {jacobian_rank(param, seed + 3)} = {len(param.weights)} weights - 1 at random "
                  f"weights), so the closure has dimension {len(param.weights) - 1} in {n} coordinates; " + (
@@ -244,11 +251,12 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
         # generic, 284 points in 6.9 s against 24.5 s, bench/monodromy.py), also for d' > d, where its counts agree
         # with the weight-space ones ((2,3): 92 for teacher data, 1324 generic)
         found = profile_points(model, form.G_float(), form.u_float(), at_random_u.value, count.value, seed=seed,
-                               seconds=run.share(0.5), progress=progress)
+                               seconds=run.share(0.5 if generic_count else 0.9), progress=progress)
         count, generic, found = _past_groebner(
             count, generic, found, _MONODROMY, run, t1, seed,
-            lambda left, target: profile_points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float), target,
-                                                None, seed=seed + 1, seconds=left, chart_seed=seed))
+            (lambda left, target: profile_points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float), target,
+                                                 None, seed=seed + 1, seconds=left, chart_seed=seed))
+            if generic_count else None)
         real, total = found.points, found.found
         notes.append(found.note)
         _to_param_order(real, found.names, param)
@@ -256,7 +264,8 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
         complete = found.complete
     else:
         count, generic, real, total, more, complete = _closure_counts(inner, param, G, Gg, ug, form, m2, timeout,
-                                                                      seed, progress, count_seconds, force)
+                                                                      seed, progress, count_seconds, force,
+                                                                      generic_count)
         notes += more
         unattained = [p for p in real if not p.attained]
     if attain and unattained:
@@ -283,6 +292,8 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
     return report
 
 
+SKIPPED = Count(None, "not counted", "skipped with --no-generic")  # the generic form, where the data gets all the time
+
 _MONODROMY = ("monodromy in V alone on a chart of the scaling (the best A in closed form), the exact count's "
               "Groebner bases not having finished")
 
@@ -301,17 +312,18 @@ def _within(count: Any, timeout: float | None, count_seconds: float | None) -> C
 
 
 def _past_groebner(count: Count, generic: Count, found: WeightPoints, how: str, run: Budget, t1: float, seed: int,
-                   generic_points: Callable[[float | None, int | None], WeightPoints]) -> tuple[Count, Count, WeightPoints]:
+                   generic_points: Callable[[float | None, int | None], WeightPoints] | None
+                   ) -> tuple[Count, Count, WeightPoints]:
     """Where the exact count did not finish: the count at the data from the points monodromy found there (``found``, started at
     ``t1``), and the generic one from monodromy at the generic form (``generic_points(a share of what is left of
     the run, the exact number of solutions if known)``), each with its certificate (the trace test, or a lower
     bound). Where the data's count is only a lower bound (the trace test fails for data-induced forms under which
     critical points escape to infinity), the generic form's complete set is carried to the data
-    (:func:`carry_from_generic`), which certifies it."""
+    (:func:`carry_from_generic`), which certifies it. ``generic_points`` None: the generic form is skipped."""
     if count.value is None:
         count = found.count(how, time.perf_counter() - t1)
     lower = count.status is Status.LOWER_BOUND
-    if generic.value is None or lower:
+    if generic_points is not None and (generic.value is None or lower):
         t2 = time.perf_counter()
         points = generic_points(run.share(0.5), generic.exact_solutions)
         if generic.value is None:
@@ -332,7 +344,7 @@ def _to_param_order(points: list[CriticalPoint], names: list[Any], param: Any) -
             p.weights = [where.get(s, 1.0) for s in param.weights]
 
 
-def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds, notes):
+def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds, notes, generic_count=True):
     """The counts in weight space on a chart that cuts the generic fiber (of dimension len(weights) - r) to finitely
     many points (:func:`chart_weights`), divided by the chart's points in a generic fiber (counted); the points by
     monodromy on that chart, which also counts, with the trace test, where F4 does not finish within
@@ -354,7 +366,8 @@ def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_
         return _within(lambda t: weight_space_count_f4(param, G_, u_, m2, timeout=t, seed=s, chart=chart,
                                                        per_function=per), timeout, count_seconds)
 
-    count, generic, at_random_u = bounded(G, form.u, seed), bounded(Gg, ug, seed + 1), bounded(G, u_random, seed + 2)
+    count, at_random_u = bounded(G, form.u, seed), bounded(G, u_random, seed + 2)
+    generic = bounded(Gg, ug, seed + 1) if generic_count else SKIPPED
     notes = notes + [f"the closure has codimension {n - r} and the generic fiber dimension {m - r}: the counts are "
                      f"taken in weight space on the chart {fixed} = 1 (the other weights' Jacobian has full rank "
                      f"there), divided by the chart's {per} point{'s' * (per > 1)} in a generic fiber ({fiber})",
@@ -365,17 +378,19 @@ def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_
                               np.eye(m)[:, [i for i in range(m) if i not in chart]])
     t1 = time.perf_counter()
     found = system_points(system, form.u_float(), at_random_u.exact_solutions, count.exact_solutions, seed=seed,
-                          seconds=run.share(0.5), progress=progress, per_function=per)
+                          seconds=run.share(0.5 if generic_count else 0.9), progress=progress, per_function=per)
     count, generic, found = _past_groebner(
         count, generic, found, f"monodromy in weight space on the chart {fixed} = 1, the exact count's Groebner "
         "bases not having finished", run, t1, seed,
-        lambda left, target: system_points(system.with_form(np.array(Gg, dtype=float)), np.array(ug, dtype=float),
-                                           target, None, seed=seed + 1, seconds=left, per_function=per))
+        (lambda left, target: system_points(system.with_form(np.array(Gg, dtype=float)), np.array(ug, dtype=float),
+                                            target, None, seed=seed + 1, seconds=left, per_function=per))
+        if generic_count else None)
     notes.append(f"the points: monodromy in weight space on the chart {fixed} = 1; " + found.note)
     return count, generic, found.points, found.found, notes, found.complete
 
 
-def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds=None, force=False):
+def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds=None, force=False,
+                    generic_count=True):
     """The counts from the closure's equations (a hypersurface: Lagrange, and the points from the ideal over QQ), or
     in weight space when the generic fiber is the scaling; for the layers :func:`profile_model` does not cover."""
     from m2bridge.exact.compute import exact_dimension, implicitize
@@ -385,7 +400,7 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, c
     if block is not None:  # attention then an MLP of width 1: the MLP's weights are absorbed by V
         fixed, r = block
         count = block_count(fixed, r, G, form.u, m2, timeout=timeout, seed=seed)
-        generic = block_count(fixed, r, Gg, ug, m2, timeout=timeout, seed=seed + 1)
+        generic = block_count(fixed, r, Gg, ug, m2, timeout=timeout, seed=seed + 1) if generic_count else SKIPPED
         _, u_random = generic_form(len(form.u), np.random.default_rng(seed + 5))
         at_random_u = block_count(fixed, r, G, u_random, m2, timeout=timeout, seed=seed + 2)
         m = len(fixed.weights)
@@ -426,10 +441,11 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, c
         gens = closure.generators
         notes = [f"the closure: {closure}"]
         count = hypersurface_count(gens[0], n, G, form.u, m2, timeout=timeout, seed=seed)
-        generic = hypersurface_count(gens[0], n, Gg, ug, m2, timeout=timeout, seed=seed + 1)
+        generic = hypersurface_count(gens[0], n, Gg, ug, m2, timeout=timeout, seed=seed + 1) if generic_count else SKIPPED
         points = critical_points(gens, n, G, form.u, m2, timeout=timeout, seed=seed)
     else:  # in weight space on a chart of the generic fiber: fewer unknowns than Lagrange multipliers
-        return _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds, notes)
+        return _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds, notes,
+                             generic_count)
     if points and count.value is not None and len(points) != count.value:
         notes.append(f"{len(points)} points from the ideal over QQ against {count.value} counted modulo primes")
     complete = bool(points) and count.value is not None and len(points) == count.value  # all, from the ideal over QQ

@@ -50,8 +50,12 @@ class CurveSlice:
         return X, s, self.u0 + s[:, None] * self.v, np.broadcast_to(coef, (len(Z), len(self.offset)))
 
     def _along_v(self, X: np.ndarray, U: np.ndarray, J: np.ndarray) -> np.ndarray:
-        """dF/ds = dF/du v at every point (J times the base's velocity along v, negated)."""
-        return -np.einsum("bij,bj->bi", J, self.base.velocity(X, np.broadcast_to(self.v, U.shape), U))
+        """dF/ds = dF/du v at every point: the base's ``rate`` where it has one, else J times the base's velocity
+        along v, negated."""
+        V = np.broadcast_to(self.v, U.shape)
+        if hasattr(self.base, "rate"):
+            return self.base.rate(X, V, U)
+        return -np.einsum("bij,bj->bi", J, self.base.velocity(X, V, U))
 
     def refine(self, Z: np.ndarray, p: np.ndarray, steps: int = 3) -> np.ndarray:
         """Newton's method at the parameters p with the residual evaluated in long double (the Jacobian in double):

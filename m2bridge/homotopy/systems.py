@@ -15,17 +15,23 @@ from m2bridge.homotopy.tracker import newton, solve_linear
 
 
 def monomials(Y: np.ndarray, exponents: np.ndarray) -> np.ndarray:
-    """(batch, terms): every monomial at every point (powers by repeated products), complex, in the points'
-    precision where it is wider (long double for :meth:`.pencil.CurveSlice.refine`)."""
+    """(batch, terms): every monomial at every point, complex, in the points' precision where it is wider (long
+    double for :meth:`.pencil.CurveSlice.refine`): the powers of each variable by repeated products, then each
+    monomial as the product of its variables' powers (as many factors as it has variables, not one per variable)."""
+    Y = np.asarray(Y)
     top = int(exponents.max(initial=0))
-    powers = [np.ones_like(Y)]
+    powers = [np.ones_like(Y.T)]
     for _ in range(top):
-        powers.append(powers[-1] * Y)
-    P = np.stack(powers)  # (top+1, batch, n)
-    out = np.ones((Y.shape[0], exponents.shape[0]), dtype=np.result_type(Y, complex))
-    for i in range(Y.shape[1]):
-        out *= P[exponents[:, i], :, i].T
-    return out
+        powers.append(powers[-1] * Y.T)
+    P = np.stack(powers).astype(np.result_type(Y, complex), copy=False)  # (top+1, n, batch)
+    order = np.argsort(exponents == 0, axis=1, kind="stable")  # each row's variables first, then the absent ones
+    width = max(1, int((exponents > 0).sum(axis=1).max(initial=0)))
+    rows = np.arange(exponents.shape[0])[:, None]
+    variables, pows = order[:, :width], exponents[rows, order[:, :width]]  # an absent one has power 0: a factor 1
+    out = P[pows[:, 0], variables[:, 0]]  # (terms, batch)
+    for j in range(1, width):
+        out = out * P[pows[:, j], variables[:, j]]
+    return out.T
 
 
 def monomial_table(polys: list[sympy.Poly], nvars: int) -> tuple[np.ndarray, np.ndarray]:
@@ -73,7 +79,7 @@ class DistanceSystem:
 
     def residual(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
         Y, lam = X[:, :self.n], X[:, self.n]
-        gv, dg, _ = self.parts(Y)
+        gv, dg = self.value_and_gradient(Y)  # not the Hessian's n^2 columns
         return np.concatenate([gv[:, None], (Y - U) @ self.G.T - lam[:, None] * dg], axis=1)
 
     def jacobian(self, X: np.ndarray, U: np.ndarray | None = None) -> np.ndarray:
@@ -86,6 +92,11 @@ class DistanceSystem:
         J[:, 1:, :n] = self.G[None] - lam[:, None, None] * H
         J[:, 1:, n] = -dg
         return J
+
+    def rate(self, X: np.ndarray, du: np.ndarray, U: np.ndarray | None = None) -> np.ndarray:
+        """dF/dt along u(t) = u_a + t du, (0, -G du): F is affine in u."""
+        return np.concatenate([np.zeros((X.shape[0], 1), dtype=complex),
+                               -np.broadcast_to(du, (X.shape[0], self.n)) @ self.G.T], axis=1)
 
     def velocity(self, X: np.ndarray, du: np.ndarray, U: np.ndarray | None = None) -> np.ndarray:
         """dx/dt along u(t) = u_a + t du: J dx = -dF/dt = (0, G du)."""

@@ -144,6 +144,70 @@ def test_sigill_and_silent_binaries_are_refused(tmp_path, clean_choice):
     assert not got.runs and "81 points" in got.detail and "no output" in got.detail
 
 
+def _gone(pid: int, seconds: float = 10.0) -> bool:
+    """Whether process ``pid`` is gone (or a zombie: dead, waiting for init to reap it) within ``seconds``."""
+    import time
+
+    stop = time.monotonic() + seconds
+    while time.monotonic() < stop:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except OSError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _started_pid(path, seconds: float = 30.0) -> int:
+    import time
+
+    stop = time.monotonic() + seconds
+    while time.monotonic() < stop:
+        if path.exists() and path.read_text().strip():
+            return int(path.read_text())
+        time.sleep(0.05)
+    raise AssertionError("the stand-in msolve did not start")
+
+
+def test_msolve_stops_with_its_caller(tmp_path):
+    # a stand-in msolve that would run for a minute: stopped when an exception interrupts the wait (the run's
+    # --timeout, Ctrl-C), and killed when the Python process running it is killed by SIGTERM (no cleanup runs then)
+    import signal
+    import subprocess
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the parent-death signal is Linux's")
+    pidfile = tmp_path / "pid"
+    fake = _fake(tmp_path, f"echo $$ > {pidfile}; exec sleep 60")
+
+    def interrupt(signum, frame):
+        raise TimeoutError("the run's time is up")
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 1.0)
+        with pytest.raises(TimeoutError):
+            msolve.run("x\n32003\nx\n", 32003, fake, timeout=30)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert _gone(_started_pid(pidfile))
+    pidfile.unlink()
+    caller = subprocess.Popen([sys.executable, "-c", "from m2bridge.exact import msolve; "
+                               f"msolve.run('x\\n32003\\nx\\n', 32003, {fake!r}, timeout=30)"])
+    try:
+        pid = _started_pid(pidfile)
+        caller.send_signal(signal.SIGTERM)
+        assert caller.wait(timeout=30) == -signal.SIGTERM
+        assert _gone(pid), "msolve outlived the process that ran it"
+    finally:
+        caller.kill()
+        caller.wait(timeout=30)
+
+
 def test_engine_choice_is_validated(clean_choice):
     clean_choice.setenv("M2BRIDGE_COUNT_ENGINE", "magic")
     with pytest.raises(ValueError, match="auto, f4 or msolve"):

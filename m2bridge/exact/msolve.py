@@ -19,11 +19,13 @@ the ideal, multiplicities included). Anything else is a failure, never a number.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import os
 import re
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -42,6 +44,18 @@ COMPAT_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.pat
                           ".msolve-compat")
 
 Term = tuple[Sequence[int], int]  # (exponent vector, integer coefficient)
+
+try:  # Linux: prctl(PR_SET_PDEATHSIG, SIGKILL) in the child makes msolve die with this process
+    _PRCTL = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
+except (OSError, AttributeError):
+    _PRCTL = None
+
+
+def _die_with_parent() -> None:
+    """In the msolve child before it starts: killed when this process dies, however it dies (a SIGTERM from
+    ``timeout`` or a scheduler runs no Python cleanup, and msolve would go on at full speed for minutes)."""
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
 
 
 @dataclass(frozen=True)
@@ -170,7 +184,7 @@ def run(text: str, p: int, executable: str, timeout: float | None = None, thread
         try:
             proc = subprocess.Popen([executable, "-P", "1", "-t", str(threads), "-f", src, "-o", out],
                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                    env=env)
+                                    env=env, preexec_fn=_die_with_parent)
         except OSError as exc:
             return Solved("failed", None, 0.0, 0, f"cannot be started ({exc.strerror or exc})")
         status, peak, timed_out = _wait(proc, timeout)
@@ -207,21 +221,30 @@ def _hwm_kb(pid: int) -> int:
 def _wait(proc: subprocess.Popen, timeout: float | None) -> tuple[int, int, bool]:
     """Wait for ``proc``, killing it after ``timeout`` seconds; returns (exit code as subprocess gives it, peak
     resident kB read from /proc while it ran (its last 50 ms unseen; 0 for a run too short to be seen), whether
-    it timed out). Not rusage: a child's ru_maxrss includes the forking Python's memory."""
+    it timed out). Not rusage: a child's ru_maxrss includes the forking Python's memory. An exception that
+    interrupts the wait (Ctrl-C, the run's --timeout) kills it before it goes on."""
     deadline = None if timeout is None else time.monotonic() + timeout
     pause, timed_out, peak = 0.001, False, 0
-    while True:
-        peak = max(peak, _hwm_kb(proc.pid))
-        pid, status, _ = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if deadline is not None and time.monotonic() >= deadline:
+    try:
+        while True:
+            peak = max(peak, _hwm_kb(proc.pid))
+            pid, status, _ = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if deadline is not None and time.monotonic() >= deadline:
+                proc.kill()
+                pid, status, _ = os.wait4(proc.pid, 0)
+                timed_out = True
+                break
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+    except BaseException:
+        try:
             proc.kill()
-            pid, status, _ = os.wait4(proc.pid, 0)
-            timed_out = True
-            break
-        time.sleep(pause)
-        pause = min(pause * 2, 0.05)
+            os.wait4(proc.pid, 0)
+        except OSError:  # gone already
+            pass
+        raise
     proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
     return proc.returncode, peak, timed_out
 

@@ -99,10 +99,8 @@ class DistanceSystem:
                                -np.broadcast_to(du, (X.shape[0], self.n)) @ self.G.T], axis=1)
 
     def velocity(self, X: np.ndarray, du: np.ndarray, U: np.ndarray | None = None) -> np.ndarray:
-        """dx/dt along u(t) = u_a + t du: J dx = -dF/dt = (0, G du)."""
-        rhs = np.zeros((X.shape[0], self.n + 1), dtype=complex)
-        rhs[:, 1:] = du @ self.G.T
-        return solve_linear(self.jacobian(X), rhs)
+        """dx/dt along u(t) = u_a + t du: J dx = -dF/dt (:meth:`rate`)."""
+        return solve_linear(self.jacobian(X), -self.rate(X, du))
 
 
 def seed(system: DistanceSystem, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

@@ -238,7 +238,7 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
             return _within(lambda t: profile_count(model, G_, u_, m2, timeout=t, seed=s), timeout, count_seconds)
 
         count, at_random_u = bounded(G, form.u, seed), bounded(G, None, seed + 2)
-        generic = bounded(Gg, ug, seed + 1) if generic_count else SKIPPED
+        generic = bounded(Gg, ug, seed + 1) if generic_count else _skipped()
         notes += [f"one layer in the attention-matrix form: the generic fiber is the scaling (paper Thm. 3.2; the "
                  f"Jacobian has rank {jacobian_rank(param, seed + 3)} = {len(param.weights)} weights - 1 at random "
                  f"weights), so the closure has dimension {len(param.weights) - 1} in {n} coordinates; " + (
@@ -292,7 +292,10 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
     return report
 
 
-SKIPPED = Count(None, "not counted", "skipped with --no-generic")  # the generic form, where the data gets all the time
+def _skipped() -> Count:
+    """The generic form's count where it is skipped (--no-generic): a fresh Count, none shared between reports."""
+    return Count(None, "not counted", "skipped with --no-generic")
+
 
 _MONODROMY = ("monodromy in V alone on a chart of the scaling (the best A in closed form), the exact count's "
               "Groebner bases not having finished")
@@ -367,7 +370,7 @@ def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_
                                                        per_function=per), timeout, count_seconds)
 
     count, at_random_u = bounded(G, form.u, seed), bounded(G, u_random, seed + 2)
-    generic = bounded(Gg, ug, seed + 1) if generic_count else SKIPPED
+    generic = bounded(Gg, ug, seed + 1) if generic_count else _skipped()
     notes = notes + [f"the closure has codimension {n - r} and the generic fiber dimension {m - r}: the counts are "
                      f"taken in weight space on the chart {fixed} = 1 (the other weights' Jacobian has full rank "
                      f"there), divided by the chart's {per} point{'s' * (per > 1)} in a generic fiber ({fiber})",
@@ -400,7 +403,7 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, c
     if block is not None:  # attention then an MLP of width 1: the MLP's weights are absorbed by V
         fixed, r = block
         count = block_count(fixed, r, G, form.u, m2, timeout=timeout, seed=seed)
-        generic = block_count(fixed, r, Gg, ug, m2, timeout=timeout, seed=seed + 1) if generic_count else SKIPPED
+        generic = block_count(fixed, r, Gg, ug, m2, timeout=timeout, seed=seed + 1) if generic_count else _skipped()
         _, u_random = generic_form(len(form.u), np.random.default_rng(seed + 5))
         at_random_u = block_count(fixed, r, G, u_random, m2, timeout=timeout, seed=seed + 2)
         m = len(fixed.weights)
@@ -441,7 +444,8 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, c
         gens = closure.generators
         notes = [f"the closure: {closure}"]
         count = hypersurface_count(gens[0], n, G, form.u, m2, timeout=timeout, seed=seed)
-        generic = hypersurface_count(gens[0], n, Gg, ug, m2, timeout=timeout, seed=seed + 1) if generic_count else SKIPPED
+        generic = (hypersurface_count(gens[0], n, Gg, ug, m2, timeout=timeout, seed=seed + 1) if generic_count
+                   else _skipped())
         points = critical_points(gens, n, G, form.u, m2, timeout=timeout, seed=seed)
     else:  # in weight space on a chart of the generic fiber: fewer unknowns than Lagrange multipliers
         return _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds, notes,

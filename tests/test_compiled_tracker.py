@@ -4,6 +4,7 @@ known facts (the 2 x 2 determinant: 2 for the unit form, 6 for a generic form; a
 
 from __future__ import annotations
 
+import os
 from unittest import mock
 
 import numpy as np
@@ -257,3 +258,28 @@ def test_a_polynomial_map_and_its_form_homotopy_are_tracked_to_the_numpy_tracker
         Yn, okn = tracker.track_numpy(system, P, start, end)
         assert okc.sum() >= len(P) - 1 and np.array_equal(okc, okn)
         assert (np.abs(Yc - Yn)[okc].max(axis=1) / np.maximum(1.0, np.abs(Yn[okc]).max(axis=1))).max() < 1e-8
+
+
+
+def test_blas_runs_on_one_thread_while_the_tracker_has_the_cores():
+    """OpenBLAS's idle threads spin on the cores for a while after a call on several threads: within the tracker's
+    threads, and within a track, BLAS has one thread, and its former setting comes back after."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: OpenBLAS starts one thread, the setting cannot be seen to change")
+
+    def blas_threads() -> set[int]:
+        return {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
+
+    system = homotopy.DistanceSystem(DET, 4, np.eye(4))
+    seen = []
+    with threadpool_limits(2, user_api="blas"):
+        before = blas_threads()
+        with mock.patch.object(compiled, "_track_paths", lambda *args: seen.append(blas_threads())):
+            compiled.track(system.kernel_data, np.zeros((1, 5)), np.zeros(4), np.ones(4))
+            with compiled.threads(2):
+                inside = blas_threads()
+        after = blas_threads()
+    assert before == after == {2}
+    assert seen == [{1}] and inside == {1}

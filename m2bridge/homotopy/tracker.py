@@ -182,20 +182,8 @@ def track_numpy(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, min
     """:func:`track` by NumPy, all paths at once in this process (the reference the compiled tracker is compared
     with, and the tracker of systems without ``kernel_data``), its linear algebra on one BLAS thread: the batches of
     small matrices gain nothing from more, and BLAS threads on busy cores made it many times slower."""
-    with _blas().limit(limits=1):
+    with compiled.one_blas_thread():
         return _track_numpy(system, X0, ua, ub, min_step, max_steps, max_step)
-
-
-def _blas() -> Any:
-    """The process's thread-pool controller (made once: making one looks up every loaded library)."""
-    if not _CONTROLLER:
-        from threadpoolctl import ThreadpoolController
-
-        _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0]
-
-
-_CONTROLLER: list[Any] = []
 
 
 def _track_numpy(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, min_step: float, max_steps: int,

@@ -12,11 +12,13 @@ with a corner at u0); ``--quiet-around``: a row where fresh loops go around u0 o
 (the tail); ``--tail-triangles``: a row where fresh loops stay triangles after a failed trace test (the former
 default); ``--complex-base``: a row with monodromy at a complex point u0, without the conjugates that a
 real one gives free (the former default); ``--rk4``: a row with the compiled tracker's former predictor (RK4 at
-every step) and step rule; ``--all-weights``: a row in all the weights.
+every step) and step rule; ``--all-weights``: a row in all the weights; ``--free-blas``: a row on ``--workers``
+threads with NumPy's BLAS left on its own threads (before the tracker held it to one: its idle threads spin on the
+tracker's cores).
 
 Usage: python bench/monodromy.py [--cases 2,1 2,2 3,1] [--no-f4] [--workers N] [--seeds N] [--former]
                                  [--around] [--quiet-around] [--tail-triangles] [--complex-base] [--rk4]
-                                 [--all-weights] [--skip-numpy] [--skip-one-thread]
+                                 [--all-weights] [--free-blas] [--skip-numpy] [--skip-one-thread]
 """
 
 from __future__ import annotations
@@ -65,6 +67,8 @@ def main() -> None:
     ap.add_argument("--rk4", action="store_true",
                     help="a row with the compiled tracker's former predictor, RK4 at every step (2 threads)")
     ap.add_argument("--all-weights", action="store_true", help="a row with monodromy in all the weights")
+    ap.add_argument("--free-blas", action="store_true",
+                    help="a row with BLAS on its own threads while the compiled tracker runs (the former behaviour)")
     ap.add_argument("--skip-numpy", action="store_true", help="no row with the NumPy tracker (the slow one)")
     ap.add_argument("--skip-one-thread", action="store_true", help="no row with the compiled tracker on one thread")
     args = ap.parse_args()
@@ -111,6 +115,9 @@ def main() -> None:
         if args.rk4:
             rows.append((f"V alone, RK4 predictor, {args.workers} thr.", profile_points, unknowns, args.workers,
                          monodromy, "rk4"))
+        if args.free_blas:
+            rows.append((f"V alone, free BLAS, {args.workers} thr.", profile_points, unknowns, args.workers,
+                         monodromy, "free blas"))
         if args.all_weights:
             rows.append(("all weights", weight_space_points, len(param.weights) - 1, 1, monodromy, "compiled"))
         seconds_of = {}
@@ -118,7 +125,9 @@ def main() -> None:
             counts, loops, paths, passed, seconds = set(), 0, 0, 0, 0.0
             for seed in seeds:
                 t0 = time.perf_counter()
-                with (tracking_workers(workers), reference_tracker() if how == "numpy" else nullcontext(),
+                with (mock.patch.object(compiled, "one_blas_thread", nullcontext) if how == "free blas"
+                      else nullcontext(),  # before the workers, which hold BLAS to one thread
+                      tracking_workers(workers), reference_tracker() if how == "numpy" else nullcontext(),
                       mock.patch.object(wp, "monodromy", strategy), mock.patch.object(pipeline, "monodromy", strategy),
                       complex_base() if how == "complex u0" else nullcontext(),
                       former_predictor() if how == "rk4" else nullcontext()):

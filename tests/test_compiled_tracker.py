@@ -260,7 +260,6 @@ def test_a_polynomial_map_and_its_form_homotopy_are_tracked_to_the_numpy_tracker
         assert (np.abs(Yc - Yn)[okc].max(axis=1) / np.maximum(1.0, np.abs(Yn[okc]).max(axis=1))).max() < 1e-8
 
 
-
 def test_blas_runs_on_one_thread_while_the_tracker_has_the_cores():
     """OpenBLAS's idle threads spin on the cores for a while after a call on several threads: within the tracker's
     threads, and within a track, BLAS has one thread, and its former setting comes back after."""

@@ -317,6 +317,69 @@ def test_failed_paths_are_tracked_again_on_their_own_homotopy_and_around_on_the_
     assert not homotopy.trace_test(generic, points[1:], u0, rng).passed
 
 
+def test_a_path_lost_on_every_straight_segment_reaches_the_end_game_through_a_complex_detour(monkeypatch):
+    # fault injection on the quadric cone: one path fails whenever s runs along the real segment (as where a ray of
+    # forms passes close to a form with a solution at infinity), whatever the step. Through complex midpoints of s it
+    # arrives (alone it lands on other paths' solutions here; all 6 through one midpoint reach all 6), on the first
+    # gamma, and the carried points are still the 2 Eckart-Young terms of u, none lost; without detours it stays lost
+    from m2bridge import homotopy
+
+    y = sympy.symbols("y_1:5")
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((4, 4))
+    generic = homotopy.DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, A.T @ A + np.eye(4))
+    frobenius = homotopy.DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, np.eye(4))
+    start, u0 = homotopy.seed(generic, rng)
+    points = homotopy.monodromy(generic, start, u0, rng, stall=10).points
+    real_track, gammas, routes = homotopy.track, set(), []
+    doomed = tuple(np.round(points[0], 8))
+
+    def blocked(system, X0, ua, ub, *args, **kwargs):
+        X, ok = real_track(system, X0, ua, ub, *args, **kwargs)
+        if isinstance(system, homotopy.FormHomotopy):
+            gammas.add(system.gamma)
+            routes.append(complex(np.ravel(ub)[0]))
+            if not np.any(np.imag(ua)) and not np.any(np.imag(ub)) and float(np.ravel(ub)[0].real) < 1:
+                ok = ok & np.array([tuple(np.round(x, 8)) != doomed for x in X0])
+        return X, ok
+
+    monkeypatch.setattr(homotopy.tracker, "track", blocked)
+    u = rng.standard_normal(4)
+    carried = homotopy.form_homotopy(generic, frobenius, points, u0, u, rng)
+    assert len(gammas) == 1 and carried.complete and carried.lost == 0 and carried.paths == 6
+    assert any(r.imag for r in routes)  # the detour was taken
+    U, S, Vt = np.linalg.svd(u.reshape(2, 2))
+    svd = sorted(tuple(np.round(S[i] * np.outer(U[:, i], Vt[i]).ravel(), 8)) for i in range(2))
+    assert sorted(tuple(np.round(p[:4].real, 8)) for p in carried.points) == svd
+    stuck = homotopy.form_homotopy(generic, frobenius, points, u0, u, rng, detours=0)  # straight segments alone
+    assert stuck.lost == 1 and not stuck.complete and len(stuck.points) <= 2
+
+
+def test_a_simple_root_far_out_is_nonsingular_and_a_double_root_is_not():
+    # (x1^3 - R^3, x2 - x1) has the simple root (R, R) (Jacobian determinant 3 R^2); at R = 1e5 its unscaled
+    # condition is about 3e10, past the threshold; scaled to the point, about 2.6. (x1^2 - e^2, x2) at e = 1e-12 has
+    # two roots 2e-12 apart: a near double root, singular at this threshold scaled or not (its short row is not
+    # scaled up)
+    from m2bridge.homotopy.dedup import nonsingular
+
+    class Cubic:
+        def jacobian(self, X, U):
+            J = np.zeros((len(X), 2, 2), dtype=complex)
+            J[:, 0, 0], J[:, 1, 0], J[:, 1, 1] = 3 * X[:, 0] ** 2, -1, 1
+            return J
+
+    class Double:
+        def jacobian(self, X, U):
+            J = np.zeros((len(X), 2, 2), dtype=complex)
+            J[:, 0, 0], J[:, 1, 1] = 2 * X[:, 0], 1
+            return J
+
+    far = np.array([[1e5, 1e5]], dtype=complex)
+    assert np.linalg.cond(Cubic().jacobian(far, None)[0]) > 1e10
+    assert nonsingular(Cubic(), far, np.zeros(1)).all()
+    assert not nonsingular(Double(), np.array([[1e-12, 0]], dtype=complex), np.zeros(1)).any()
+
+
 def test_new_points_drops_exactly_the_near_repeats():
     # the k-d tree lookup against the definition: a candidate is dropped when within tol * max(1, |c|_inf) (max norm
     # of the complex entries) of a known point or of an earlier kept candidate

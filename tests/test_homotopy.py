@@ -150,9 +150,7 @@ def test_a_generic_forms_points_carried_to_the_frobenius_form_are_eckart_young()
     u = rng.standard_normal(4)
     carried = form_homotopy(generic, frobenius, points, u0, u, rng)
     assert carried.complete and carried.paths == 6 and carried.ended_elsewhere == 4 and len(carried.points) == 2
-    U, S, Vt = np.linalg.svd(u.reshape(2, 2))
-    svd = sorted(tuple(np.round(S[i] * np.outer(U[:, i], Vt[i]).ravel(), 8)) for i in range(2))
-    assert sorted(tuple(np.round(p[:4].real, 8)) for p in carried.points) == svd
+    assert _rounded(carried.points) == _eckart_young(u)
     assert np.abs(carried.points.imag).max() < 1e-8
 
 
@@ -277,11 +275,9 @@ def test_a_pair_whose_path_fails_goes_through_its_loop_again_with_the_large_budg
     assert [budget for _, budget in tries] == [2000, 20000]
 
 
-def test_failed_paths_are_tracked_again_on_their_own_homotopy_and_around_on_the_trace_line(monkeypatch):
-    # fault injection on the quadric cone above: one path's first try fails. The form homotopy tracks it again on the
-    # same gamma (tracked alone on another gamma it may end on another path's point: another homotopy, other pairings)
-    # and still ends at the 2 Eckart-Young points; the trace test, whose straight segments lose a path on every line,
-    # routes it through a midpoint (the trace is the sum over the solutions, whichever path reaches them) and passes
+def _quadric_cone_forms():
+    """The rank-one 2 x 2 matrices (the quadric cone y1 y4 - y2 y3) under a generic form (6 critical points, found by
+    monodromy at u0) and under the Frobenius form (2: Eckart-Young), and the random generator after them."""
     from m2bridge import homotopy
 
     y = sympy.symbols("y_1:5")
@@ -291,6 +287,27 @@ def test_failed_paths_are_tracked_again_on_their_own_homotopy_and_around_on_the_
     frobenius = homotopy.DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, np.eye(4))
     start, u0 = homotopy.seed(generic, rng)
     points = homotopy.monodromy(generic, start, u0, rng, stall=10).points
+    return generic, frobenius, points, u0, rng
+
+
+def _eckart_young(u: np.ndarray) -> list[tuple]:
+    """The rank-one terms of the SVD of the 2 x 2 matrix u, rounded: the Frobenius form's critical points."""
+    U, S, Vt = np.linalg.svd(u.reshape(2, 2))
+    return sorted(tuple(np.round(S[i] * np.outer(U[:, i], Vt[i]).ravel(), 8)) for i in range(2))
+
+
+def _rounded(points: np.ndarray) -> list[tuple]:
+    return sorted(tuple(np.round(p[:4].real, 8)) for p in points)
+
+
+def test_failed_paths_are_tracked_again_on_their_own_homotopy_and_around_on_the_trace_line(monkeypatch):
+    # fault injection on the quadric cone above: one path's first try fails. The form homotopy tracks it again on the
+    # same gamma (tracked alone on another gamma it may end on another path's point: another homotopy, other pairings)
+    # and still ends at the 2 Eckart-Young points; the trace test, whose straight segments lose a path on every line,
+    # routes it through a midpoint (the trace is the sum over the solutions, whichever path reaches them) and passes
+    from m2bridge import homotopy
+
+    generic, frobenius, points, u0, rng = _quadric_cone_forms()
     real_track, gammas = homotopy.track, set()
 
     def flaky(system, X0, ua, ub, *args, **kwargs):
@@ -309,9 +326,7 @@ def test_failed_paths_are_tracked_again_on_their_own_homotopy_and_around_on_the_
     u = rng.standard_normal(4)
     carried = homotopy.form_homotopy(generic, frobenius, points, u0, u, rng)
     assert len(gammas) == 1 and carried.complete and carried.lost == 0 and len(carried.points) == 2
-    U, S, Vt = np.linalg.svd(u.reshape(2, 2))
-    svd = sorted(tuple(np.round(S[i] * np.outer(U[:, i], Vt[i]).ravel(), 8)) for i in range(2))
-    assert sorted(tuple(np.round(p[:4].real, 8)) for p in carried.points) == svd
+    assert _rounded(carried.points) == _eckart_young(u)
     trace = homotopy.trace_test(generic, points, u0, rng)
     assert trace.passed and trace.deviation < 1e-7 and trace.margin < 1e-3
     assert not homotopy.trace_test(generic, points[1:], u0, rng).passed
@@ -324,13 +339,7 @@ def test_a_path_lost_on_every_straight_segment_reaches_the_end_game_through_a_co
     # gamma, and the carried points are still the 2 Eckart-Young terms of u, none lost; without detours it stays lost
     from m2bridge import homotopy
 
-    y = sympy.symbols("y_1:5")
-    rng = np.random.default_rng(3)
-    A = rng.standard_normal((4, 4))
-    generic = homotopy.DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, A.T @ A + np.eye(4))
-    frobenius = homotopy.DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, np.eye(4))
-    start, u0 = homotopy.seed(generic, rng)
-    points = homotopy.monodromy(generic, start, u0, rng, stall=10).points
+    generic, frobenius, points, u0, rng = _quadric_cone_forms()
     real_track, gammas, routes = homotopy.track, set(), []
     doomed = tuple(np.round(points[0], 8))
 
@@ -348,9 +357,7 @@ def test_a_path_lost_on_every_straight_segment_reaches_the_end_game_through_a_co
     carried = homotopy.form_homotopy(generic, frobenius, points, u0, u, rng)
     assert len(gammas) == 1 and carried.complete and carried.lost == 0 and carried.paths == 6
     assert any(r.imag for r in routes)  # the detour was taken
-    U, S, Vt = np.linalg.svd(u.reshape(2, 2))
-    svd = sorted(tuple(np.round(S[i] * np.outer(U[:, i], Vt[i]).ravel(), 8)) for i in range(2))
-    assert sorted(tuple(np.round(p[:4].real, 8)) for p in carried.points) == svd
+    assert _rounded(carried.points) == _eckart_young(u)
     stuck = homotopy.form_homotopy(generic, frobenius, points, u0, u, rng, detours=0)  # straight segments alone
     assert stuck.lost == 1 and not stuck.complete and len(stuck.points) <= 2
 

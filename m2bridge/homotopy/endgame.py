@@ -10,7 +10,7 @@ import numpy as np
 
 from m2bridge.homotopy import tracker
 from m2bridge.homotopy.tables import FormTables, PolynomialTables, WeightTables
-from m2bridge.homotopy.dedup import ending_together, new_points, nonsingular
+from m2bridge.homotopy.dedup import meeting, new_points, nonsingular
 from m2bridge.homotopy.tracker import solve_linear
 
 
@@ -92,9 +92,10 @@ class FormHomotopy:
 class FormHomotopyResult:
     points: np.ndarray  # distinct nonsingular solutions for (G_b, u_b)
     paths: int  # solutions tracked from (G_a, u_a)
-    lost: int  # paths that failed before the end game (their ends unknown: the count is then a lower bound)
+    lost: int  # solutions at s = 1 - end_game that no path reached (the count is then a lower bound)
     ended_elsewhere: int  # paths that went to infinity or to singular solutions in the end game
-    repeated: int  # paths that ended at a point another path reached (a singular end, or a path that jumped)
+    repeated: int  # paths that ended at a point another path reached (a singular end, or a path that jumped), and
+    # distinct ends at s = 1 - end_game beyond the paths' number (then something is wrong: nothing is certified)
 
     @property
     def complete(self) -> bool:
@@ -111,14 +112,17 @@ def form_homotopy(a: Any, b: Any, X: np.ndarray, ua: np.ndarray, ub: np.ndarray,
     the distinct ends there are all its solutions when there are as many as paths; then to s = 1, where paths may go
     to infinity or to singular solutions (positive dimensional components, points where solutions meet); the ends
     that arrive with a Jacobian whose condition scaled to the point (:func:`.dedup.nonsingular`) is below
-    ``condition``, and distinct, are the nonsingular solutions at the end. Before the end game, paths lost or ending together are tracked again with steps ten, then a hundred times
-    smaller and five times the step budget, then through up to ``detours`` random complex midpoints of s: a
-    ray of forms can pass so close to a form with a solution at infinity that a path grows past what double
-    precision follows ((4,1), teacher data: |x| from 30 to 2e4 between s = 0.971 and 0.9755, the Jacobian's condition
-    1e17), and any route that avoids such forms reaches the same solutions at s = 1 - ``end_game``, which the count
-    of distinct ends then certifies. In the end game, paths ending at the same nonsingular point (one of them jumped:
-    distinct paths of one homotopy end apart there) are tracked again with the smaller steps. Only where some are
-    still lost or together is every path tracked again with another gamma (once)."""
+    ``condition``, and distinct, are the nonsingular solutions at the end (distinct: apart by more than what double
+    precision pins them down to, :func:`.tracker.noise`, as :func:`.tracker.track_all` asks). Before the end game,
+    paths lost or ending together are tracked again with steps ten, then a hundred times smaller and five times the
+    step budget, then through up to ``detours`` random complex midpoints of s: a ray of forms can pass so close to a
+    form with a solution at infinity that a path grows past what double precision follows ((4,1), teacher data: |x|
+    from 28 to 2e4 between s = 0.970 and 0.9755, the Jacobian's condition 1e17), and any route that avoids such
+    forms reaches the same solutions at s = 1 - ``end_game``, which the count of distinct ends then certifies (more
+    distinct ends than paths: something is wrong, reported as ``repeated``). In the end game, paths ending at the
+    same nonsingular point (one of them jumped: distinct paths of one homotopy end apart there) are tracked again
+    with the smaller steps. Only where some are still lost or together is every path tracked again with another
+    gamma (once)."""
     X = np.asarray(X, dtype=complex)
     ub_c = np.asarray(ub, dtype=complex)
     near = 1 - end_game
@@ -138,15 +142,16 @@ def form_homotopy(a: Any, b: Any, X: np.ndarray, ua: np.ndarray, ub: np.ndarray,
 
         finish(np.arange(len(before)), 0.2, max_steps)
         for max_step in (0.02, 0.002):
-            together = ending_together(ends, state == 1)
+            together = _together(b, ends, state == 1, ub_c)
             if not len(together):
                 break
             finish(together, max_step, 5 * max_steps)
-        lost, repeated = len(X) - len(before), len(ending_together(ends, state == 1))
+        together = _together(b, ends, state == 1, ub_c)
+        lost, repeated = max(0, len(X) - len(before)), len(together) + max(0, len(before) - len(X))
         if not lost and not repeated:
             break
     regular = ends[state == 1]
-    points = new_points(np.zeros((0, X.shape[1])), regular)
+    points = new_points(np.zeros((0, X.shape[1])), regular, noise=tracker.noise(b, regular, ub_c))
     return FormHomotopyResult(points, len(X), lost, int((state == 2).sum()), len(regular) - len(points))
 
 
@@ -174,20 +179,29 @@ def _before_end_game(H: FormHomotopy, X: np.ndarray, near: float, max_steps: int
         Y, ok = along(idx, mid, 0.2, max_steps)
         for max_step in (0.02, 0.002):
             again = ~ok
-            again[ending_together(Y, ok)] = True
+            again[_together(H, Y, ok, at)] = True
             if not again.any():
                 break
             Y[again], ok[again] = along(idx[again], mid, max_step, 5 * max_steps)
-        ok[ending_together(Y, ok)] = False
+        ok[_together(H, Y, ok, at)] = False
         return Y, ok
 
+    at = np.full(1, near, dtype=complex)
     everyone = np.arange(len(X))
     Y, ok = arrive(everyone, None)
-    found = new_points(np.zeros((0, X.shape[1])), Y[ok])
+    found = new_points(np.zeros((0, X.shape[1])), Y[ok], noise=tracker.noise(H, Y[ok], at))
     missing = everyone[~ok]
     for k in range(detours):
-        if len(found) == len(X):
+        if len(found) >= len(X):
             break
-        Y, ok = arrive(missing if k < detours - 1 else everyone, complex(near / 2, 0.5 * rng.standard_normal()))
-        found = np.vstack([found, new_points(found, Y[ok])])
+        side = rng.standard_normal()  # at least 0.2 off the real segment
+        Y, ok = arrive(missing if k < detours - 1 else everyone, complex(near / 2, np.copysign(0.2, side) + 0.5 * side))
+        found = np.vstack([found, new_points(found, Y[ok], noise=tracker.noise(H, Y[ok], at))])
     return found
+
+
+def _together(system: Any, ends: np.ndarray, mask: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The indices (among ``mask``) of the ends of ``system`` at ``u`` that meet another within the radius
+    :func:`.dedup.new_points` merges at, their Newton noise included."""
+    idx = np.nonzero(mask)[0]
+    return idx[meeting(ends[idx], noise=tracker.noise(system, ends[idx], u))]

@@ -141,17 +141,16 @@ def form_homotopy(a: Any, b: Any, X: np.ndarray, ua: np.ndarray, ub: np.ndarray,
             state[idx] = np.where(regular, 1, 2)
 
         finish(np.arange(len(before)), 0.2, max_steps)
-        for max_step in (0.02, 0.002):
-            together = _together(b, ends, state == 1, ub_c)
-            if not len(together):
+        for max_step in (0.02, 0.002, None):
+            regular = np.nonzero(state == 1)[0]
+            apart, noise = _apart(b, ends[regular], ub_c)
+            if max_step is None or apart.all():
                 break
-            finish(together, max_step, 5 * max_steps)
-        together = _together(b, ends, state == 1, ub_c)
-        lost, repeated = max(0, len(X) - len(before)), len(together) + max(0, len(before) - len(X))
+            finish(regular[~apart], max_step, 5 * max_steps)
+        lost, repeated = max(0, len(X) - len(before)), int((~apart).sum()) + max(0, len(before) - len(X))
         if not lost and not repeated:
             break
-    regular = ends[state == 1]
-    points = new_points(np.zeros((0, X.shape[1])), regular, noise=tracker.noise(b, regular, ub_c))
+    points = new_points(np.zeros((0, X.shape[1])), ends[regular], noise=noise)
     return FormHomotopyResult(points, len(X), lost, int((state == 2).sum()), len(regular) - len(points))
 
 
@@ -173,35 +172,38 @@ def _before_end_game(H: FormHomotopy, X: np.ndarray, near: float, max_steps: int
             Y[ok], ok[ok] = moved, good
         return Y, ok & np.isfinite(Y).all(axis=1)
 
-    def arrive(idx: np.ndarray, mid: complex | None) -> tuple[np.ndarray, np.ndarray]:
-        """The paths ``idx`` on one route, those lost or ending together tracked again with smaller steps; the ends
-        and which arrived apart from the others."""
+    def arrive(idx: np.ndarray, mid: complex | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The paths ``idx`` on one route, those lost or ending together tracked again with smaller steps; the ends,
+        which arrived apart from the others, and those ends' Newton noise."""
         Y, ok = along(idx, mid, 0.2, max_steps)
-        for max_step in (0.02, 0.002):
+        for max_step in (0.02, 0.002, None):
+            arrived = np.nonzero(ok)[0]
+            apart, noise = _apart(H, Y[arrived], at)
             again = ~ok
-            again[_together(H, Y, ok, at)] = True
-            if not again.any():
+            again[arrived[~apart]] = True
+            if max_step is None or not again.any():
                 break
             Y[again], ok[again] = along(idx[again], mid, max_step, 5 * max_steps)
-        ok[_together(H, Y, ok, at)] = False
-        return Y, ok
+        ok[arrived[~apart]] = False
+        return Y, ok, noise[apart]
 
     at = np.full(1, near, dtype=complex)
     everyone = np.arange(len(X))
-    Y, ok = arrive(everyone, None)
-    found = new_points(np.zeros((0, X.shape[1])), Y[ok], noise=tracker.noise(H, Y[ok], at))
+    Y, ok, noise = arrive(everyone, None)
+    found = new_points(np.zeros((0, X.shape[1])), Y[ok], noise=noise)
     missing = everyone[~ok]
     for k in range(detours):
         if len(found) >= len(X):
             break
         side = rng.standard_normal()  # at least 0.2 off the real segment
-        Y, ok = arrive(missing if k < detours - 1 else everyone, complex(near / 2, np.copysign(0.2, side) + 0.5 * side))
-        found = np.vstack([found, new_points(found, Y[ok], noise=tracker.noise(H, Y[ok], at))])
+        Y, ok, noise = arrive(missing if k < detours - 1 else everyone,
+                              complex(near / 2, np.copysign(0.2, side) + 0.5 * side))
+        found = np.vstack([found, new_points(found, Y[ok], noise=noise)])
     return found
 
 
-def _together(system: Any, ends: np.ndarray, mask: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """The indices (among ``mask``) of the ends of ``system`` at ``u`` that meet another within the radius
-    :func:`.dedup.new_points` merges at, their Newton noise included."""
-    idx = np.nonzero(mask)[0]
-    return idx[meeting(ends[idx], noise=tracker.noise(system, ends[idx], u))]
+def _apart(system: Any, ends: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which of the ends of ``system`` at ``u`` have no other within the radius :func:`.dedup.new_points` merges at,
+    their Newton noise (:func:`.tracker.noise`) included, and that noise, computed once for the merging too."""
+    noise = tracker.noise(system, ends, u)
+    return ~meeting(ends, noise=noise), noise

@@ -154,13 +154,13 @@ def test_a_generic_forms_points_carried_to_the_frobenius_form_are_eckart_young()
     assert np.abs(carried.points.imag).max() < 1e-8
 
 
-def _quadric_cone_start():
+def _quadric_cone_start(rng: np.random.Generator | None = None):
     """The rank-one 2 x 2 matrices (the quadric cone y1 y4 - y2 y3) with a generic form (6 critical points), and the
-    seed points at a random complex target u0."""
+    seed points at a random complex target u0 (drawn from ``rng``, default a fresh generator with seed 3)."""
     from m2bridge import homotopy
 
     y = sympy.symbols("y_1:5")
-    rng = np.random.default_rng(3)
+    rng = np.random.default_rng(3) if rng is None else rng
     A = rng.standard_normal((4, 4))
     system = homotopy.DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, A.T @ A + np.eye(4))
     return (system, *homotopy.seed(system, rng))
@@ -280,12 +280,10 @@ def _quadric_cone_forms():
     monodromy at u0) and under the Frobenius form (2: Eckart-Young), and the random generator after them."""
     from m2bridge import homotopy
 
-    y = sympy.symbols("y_1:5")
     rng = np.random.default_rng(3)
-    A = rng.standard_normal((4, 4))
-    generic = homotopy.DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, A.T @ A + np.eye(4))
+    generic, start, u0 = _quadric_cone_start(rng)
+    y = sympy.symbols("y_1:5")
     frobenius = homotopy.DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, np.eye(4))
-    start, u0 = homotopy.seed(generic, rng)
     points = homotopy.monodromy(generic, start, u0, rng, stall=10).points
     return generic, frobenius, points, u0, rng
 

@@ -360,6 +360,37 @@ def test_a_path_lost_on_every_straight_segment_reaches_the_end_game_through_a_co
     assert stuck.lost == 1 and not stuck.complete and len(stuck.points) <= 2
 
 
+def test_more_distinct_ends_than_paths_before_the_end_game_is_never_certified(monkeypatch):
+    # fault injection on the quadric cone: the start lacks one of the generic form's 6 points, one path is lost on
+    # every real segment and alone on every route, and the route every path takes swaps the missing point in (path 0
+    # lands on it, path 1 on path 0's solution: a monodromy of the full set). Pooled, the routes reach 6 distinct
+    # solutions at s = 0.99 from 5 paths: something is wrong, and the result is not complete (the former code built
+    # its result without the over-count and called it complete)
+    from m2bridge import homotopy
+
+    generic, frobenius, points, u0, rng = _quadric_cone_forms()
+    real_track, start = homotopy.track, points[1:]
+    absent, doomed = points[0], start[0]
+
+    def swapping(system, X0, ua, ub, *args, **kwargs):
+        X, ok = real_track(system, X0, ua, ub, *args, **kwargs)
+        if not isinstance(system, homotopy.FormHomotopy):
+            return X, ok
+        real = not np.any(np.imag(ua)) and not np.any(np.imag(ub))
+        if (real and float(np.ravel(ub)[0].real) < 1) or len(X0) < len(start):
+            ok = ok & np.array([not np.allclose(x, doomed) for x in X0])
+        elif np.any(np.imag(ua)) and len(X0) == len(start):  # the last leg of the route every path takes
+            ends = real_track(system, np.array([absent, doomed]), np.zeros(1), np.ravel(ub)[:1].real,
+                              max_steps=20000)[0]
+            X = X.copy()
+            X[0], X[1] = ends
+        return X, ok
+
+    monkeypatch.setattr(homotopy.tracker, "track", swapping)
+    carried = homotopy.form_homotopy(generic, frobenius, start, u0, rng.standard_normal(4), rng)
+    assert carried.paths == 5 and carried.lost == 0 and carried.repeated >= 1 and not carried.complete
+
+
 def test_a_simple_root_far_out_is_nonsingular_and_a_double_root_is_not():
     # (x1^3 - R^3, x2 - x1) has the simple root (R, R) (Jacobian determinant 3 R^2); at R = 1e5 its unscaled
     # condition is about 3e10, past the threshold; scaled to the point, about 2.6. (x1^2 - e^2, x2) at e = 1e-12 has

@@ -147,11 +147,12 @@ def form_homotopy(a: Any, b: Any, X: np.ndarray, ua: np.ndarray, ub: np.ndarray,
             if max_step is None or apart.all():
                 break
             finish(regular[~apart], max_step, 5 * max_steps)
-        lost, repeated = max(0, len(X) - len(before)), int((~apart).sum()) + max(0, len(before) - len(X))
+        points = new_points(np.zeros((0, X.shape[1])), ends[regular], noise=noise)
+        lost = max(0, len(X) - len(before))
+        repeated = len(regular) - len(points) + max(0, len(before) - len(X))
         if not lost and not repeated:
             break
-    points = new_points(np.zeros((0, X.shape[1])), ends[regular], noise=noise)
-    return FormHomotopyResult(points, len(X), lost, int((state == 2).sum()), len(regular) - len(points))
+    return FormHomotopyResult(points, len(X), lost, int((state == 2).sum()), repeated)
 
 
 def _before_end_game(H: FormHomotopy, X: np.ndarray, near: float, max_steps: int, rng: np.random.Generator,

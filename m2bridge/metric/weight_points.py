@@ -365,7 +365,8 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0)
         ends = np.vstack([ends, extra])
     elif not res.complete or missing:
         why = (f"{res.lost} paths lost before the end game" if res.lost else
-               f"{res.repeated} paths ended where another did (a path jumped)" if res.repeated else
+               f"{res.repeated} ends beyond the solutions due (a path jumped onto another's end, or a route reached more "
+               "distinct solutions than there are paths)" if res.repeated else
                f"{missing} of the points found at the data are not among the ends")
         data.note += f"; {what}, but {why}, so the count stays a lower bound"
         return data

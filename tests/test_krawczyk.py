@@ -183,3 +183,40 @@ def test_a_far_ill_conditioned_critical_point_is_proved_with_more_bits():
     with mpmath.workdps(60):
         root = mpmath.findroot(sympy.lambdify([*ys, lam], [*equations, g], "mpmath"), [mpmath.mpc(v) for v in far])
         assert _holds(box, [(Fraction(str(mpmath.re(r))), Fraction(str(mpmath.im(r)))) for r in root])
+
+
+# a critical point at |y| = 8e2 of the decision boundary of robust --dims 3,3 --ranks 3 --tokens 4 --seed 0 (Jacobian
+# condition 2e13), at the report's X0, as monodromy found it (a double-precision point)
+ILL_CONDITIONED_POINT = [
+    -356.17297913399966 - 47.49729522810347j, 302.0814651584047 - 337.60589883317664j,
+    246.36886251242333 + 167.95051400616364j, -118.93478307661307 - 381.5276056883157j,
+    310.08137169995706 + 257.5885256563116j, -518.220082865977 + 144.67098380192397j,
+    -118.26243352828966 - 287.55660401629336j, -83.67597751211517 + 465.5205994513998j,
+    599.9631502003144 + 32.7990944781061j, -533.0644635228826 + 633.0710230149048j,
+    -380.4320536545225 - 210.51612725312523j, 347.422587642939 + 681.6424482040334j,
+    -2.008982133069033e-07 + 7.723596183138995e-08j]
+
+
+def test_the_preconditioner_is_the_inverse_jacobian_at_the_refined_center_not_at_an_earlier_iterate():
+    # Newton's refinement keeps its Jacobian once the steps are small (a chord step); that Jacobian, from an iterate
+    # 4e-10 away, times the inverse at this condition number is no longer near the identity (the row sums of
+    # I - Y J(B) were 1.19 however small the box), so no box passed at any precision up to 848 bits before. At the
+    # refined center it passes at 106 bits, and Newton's method at 60 digits (mpmath) ends inside the box
+    import mpmath
+
+    from m2bridge import LightningAttention
+    from m2bridge.metric.classifier import boundary_polynomial, random_classifier, random_input
+
+    arch = LightningAttention((3, 3), 3, 4)
+    g, ys = boundary_polynomial(arch, random_classifier(arch, 0))
+    (g, _), = sympy.factor_list(g, *ys)[1]  # as the report reads it: its one factor, the content divided out
+    n, x0 = len(ys), [Fraction(v) for v in random_input(arch, 0).ravel()]
+    system = lagrange_system(g, n, EYE(n), x0)
+    point = np.array(ILL_CONDITIONED_POINT)
+    box = krawczyk(system, point, most=106)
+    assert box.certified and box.real is False
+    lam = sympy.Symbol("lam")
+    equations = [y_ - sympy.Rational(c.numerator, c.denominator) - lam * sympy.diff(g, y_) for y_, c in zip(ys, x0)]
+    with mpmath.workdps(60):
+        root = mpmath.findroot(sympy.lambdify([*ys, lam], [*equations, g], "mpmath"), [mpmath.mpc(v) for v in point])
+        assert _holds(box, [(Fraction(str(mpmath.re(r))), Fraction(str(mpmath.im(r)))) for r in root])

@@ -254,3 +254,45 @@ def test_paths_lost_on_the_way_to_x0_are_found_by_monodromy_at_x0(m2, monkeypatc
     assert report.ed_degree.certificate.startswith("trace test passed")
     assert report.complex_count == at_x0.value == report.ed_degree.value
     assert any("did not arrive, so monodromy at X0 went on" in note for note in report.notes)
+
+
+def test_a_second_prime_that_would_end_past_the_deadline_is_not_started_and_one_prime_is_only_heuristic(m2):
+    # a cubic cone in 4 variables: ED degree 3 + 6 + 12 = 21 (the closed formula above). With the deadline already
+    # past, the first prime is counted and the second not started: the value is the same, but one prime does not
+    # verify a count
+    import time
+
+    g = random_cone(3, 4, np.random.default_rng(5))
+    one = hypersurface_count(g, 4, EYE(4), _u(4), m2, deadline=time.monotonic())
+    assert one.value == 21 and len(one.per_prime) == 1
+    assert one.status.value == "heuristic" and one.certificate.startswith("heuristic: one prime")
+    assert "not over ZZ/" in one.method
+
+
+def test_one_primes_count_and_the_proved_points_verify_the_ed_degree_and_a_point_short_does_not(m2, monkeypatch):
+    # as if the time left allowed one prime only: monodromy finds its points without that count (its own stopping
+    # rule), they are proved by interval Newton at X0, and as many as the prime's count make the ED degree verified,
+    # equal to the two primes' count; with one point dropped on the way to X0 it is a lower bound and the radius an
+    # upper bound
+    from m2bridge.metric import robust
+
+    arch = LightningAttention((2, 2), 2, 2)
+    clf = random_classifier(arch, 4)
+    g, ys = boundary_polynomial(arch, clf)
+    both = hypersurface_count(g, 4, EYE(4), None, m2)
+    real_count, real_points = robust.hypersurface_count, robust._all_points
+    monkeypatch.setattr(robust, "hypersurface_count",
+                        lambda *a, **k: real_count(*a, **{**k, "deadline": 0.0 if k.get("deadline") else None}))
+    report = robustness_report(arch, clf, seed=4, runs=0, m2=m2, timeout=300)
+    ed = report.ed_degree
+    assert ed.status.value == "verified" and ed.value == both.value == report.complex_count
+    assert ed.certificate.startswith("verified: the") and "modulo one prime" in ed.certificate
+    assert report.radius["certificate"].startswith("certified")
+
+    def short(*args, **kwargs):
+        points, how, count = real_points(*args, **kwargs)
+        return points[1:], how, count
+
+    monkeypatch.setattr(robust, "_all_points", short)
+    report = robustness_report(arch, clf, seed=4, runs=0, m2=m2, timeout=300)
+    assert report.ed_degree.status.value == "lower_bound" and report.radius["status"] == "upper_bound"

@@ -94,14 +94,14 @@ def count_engine(kind: str | None, engine: str | None = None) -> tuple[str, str]
     return ("msolve", "") if chosen.runs else ("f4", str(chosen))
 
 
-def _msolve_prime(m2: Macaulay2, p: int, timeout: float | None) -> msolve.Solved:
+def _msolve_prime(m2: Macaulay2, p: int, timeout: float | None, threads: int | None = None) -> msolve.Solved:
     """Count the ideal ``Lc`` (set in Macaulay2 over ZZ/p) with msolve: its generators as terms, msolve's input
-    written from them."""
+    written from them; ``threads`` msolve's (None: :func:`.msolve.default_threads`)."""
     nvars, char, polys = m2.to_python(_EXPORT, timeout=timeout)
     if int(char) != p:
         return msolve.Solved("failed", None, 0.0, 0, f"the system is over ZZ/{char}, not ZZ/{p}")
     text = msolve.format_system(int(nvars), p, polys)
-    got = msolve.run(text, p, msolve.choose().executable or "msolve", timeout=timeout)
+    got = msolve.run(text, p, msolve.choose().executable or "msolve", timeout=timeout, threads=threads)
     if got.outcome == "timeout":
         raise M2Timeout(timeout or 0.0, False, f"msolve on a system of {len(polys)} polynomials over ZZ/{p}")
     return got
@@ -110,23 +110,32 @@ def _msolve_prime(m2: Macaulay2, p: int, timeout: float | None) -> msolve.Solved
 def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout: float | None,
                        code_for: Callable[[int], str], how: str, per_function: int = 1,
                        infinite: str = "the critical set has dimension {dim} for this data (u is not generic)",
-                       kind: str | None = None, engine: str | None = None) -> Count:
+                       kind: str | None = None, engine: str | None = None, threads: int | None = None,
+                       deadline: float | None = None) -> Count:
     """Run ``code_for(p)`` over each prime with its own random seed, and count. ``kind`` None: the code sets the
     ideal ``Cc`` (Macaulay2 counts it); else it sets the system ``Lc``, counted by the engine
     :func:`count_engine` picks (msolve, or Macaulay2's F4 on ``ideal leadTerm groebnerBasis``; a failed msolve
     run falls back to F4 for that prime, with the reason in the method). ``per_function``: solutions per function
     (the chart's points in a generic fiber), by which the degree is divided (a degree not divisible by it makes
-    the count unreliable); ``infinite``: what a positive dimension means."""
+    the count unreliable); ``infinite``: what a positive dimension means; ``threads``: msolve's. ``deadline`` (a
+    :func:`time.monotonic` time): a prime after the first is not started when the slowest prime so far, once more,
+    would end past it; the count of the primes done is then ``heuristic`` (one prime does not verify a count)."""
     m2.load_package()
     t0 = time.perf_counter()
     counts: dict[int, int] = {}
     use, why = count_engine(kind, engine)
     used: dict[int, str] = {}
     notes = [f"F4 because {why}"] if why else []
+    slowest, started, skipped = 0.0, t0, []
     for k, p in enumerate(primes):
+        slowest = max(slowest, time.perf_counter() - started)
+        if k and deadline is not None and time.monotonic() + slowest > deadline:
+            skipped = list(primes[k:])
+            break
+        started = time.perf_counter()
         m2.eval(f"setRandomSeed {seed + 7919 * k};\n" + code_for(p), timeout=timeout)
         if use == "msolve":
-            got = _msolve_prime(m2, p, timeout)
+            got = _msolve_prime(m2, p, timeout, threads)
             if got.outcome == "positive":
                 return Count(None, f"{how} over ZZ/{p}, msolve {msolve.choose().version}",
                              "not finite: " + infinite.format(dim="> 0"), counts, time.perf_counter() - t0,
@@ -142,17 +151,25 @@ def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout:
             return Count(None, f"{how} over ZZ/{p}", "not finite: " + infinite.format(dim=dim), counts,
                          time.perf_counter() - t0, status=Status.NOT_COMPUTED)
         counts[p], used[p] = int(deg), "Macaulay2's F4" if kind is not None else "Macaulay2"
-    method = f"{how} over " + " and ".join(f"ZZ/{p}" for p in primes)
+    done = [p for p in primes if p in counts]
+    method = f"{how} over " + " and ".join(f"ZZ/{p}" for p in done)
     engines = sorted(set(used.values()))
     by = f"counted by {engines[0]}" if len(engines) == 1 else \
-        "counted by " + ", ".join(f"{used[p]} over ZZ/{p}" for p in primes)
+        "counted by " + ", ".join(f"{used[p]} over ZZ/{p}" for p in done)
+    if skipped:
+        notes.append(f"not over {' and '.join(f'ZZ/{p}' for p in skipped)}: the time left would not have reached "
+                     f"the end of another prime ({slowest:.0f} s the slowest so far)")
     if notes:
         method += "; " + "; ".join(notes)
     agree = len(set(counts.values())) == 1
     named = f" ({by})" if kind is not None else ""  # which engine, where there is a choice
-    certificate = f"exact: {len(primes)} primes agree{named}" if agree else \
+    certificate = f"exact: {len(done)} primes agree{named}" if agree else \
         f"unreliable: the primes disagree (the largest count is shown{'; ' + by if kind is not None else ''})"
     status = Status.VERIFIED if agree else Status.UNRELIABLE
+    if agree and len(done) < 2:
+        certificate = (f"heuristic: one prime{named}, not checked by a second (a count modulo one prime can differ "
+                       "from the count over the complex numbers for finitely many primes)")
+        status = Status.HEURISTIC
     solutions = max(counts.values())
     if per_function > 1:
         method += f"; {solutions} weight-space solutions / {per_function} chart points in a generic fiber"
@@ -178,16 +195,17 @@ def critical_count(generators: Sequence[sympy.Expr], n: int, G: Any, u: Sequence
 
 def hypersurface_count(g: sympy.Expr, n: int, G: Any, u: Sequence[Any] | None, m2: Macaulay2,
                        primes: Sequence[int] = F4_PRIMES, timeout: float | None = None, seed: int = 0,
-                       engine: str | None = None) -> Count:
+                       engine: str | None = None, threads: int | None = None, deadline: float | None = None) -> Count:
     """Critical points of (y - u)^T G (y - u) on the smooth part of the hypersurface g = 0 (u not on it): the
     Lagrange system without elimination or saturation (Macaulay2's ``hypersurfaceCritical``), counted by F4
     over each prime (or msolve: see :func:`count_engine`). ``u=None``: the ED degree, at an independent random
-    point for each prime (a point on the ED discriminant, where the count drops, is then unlikely for both)."""
+    point for each prime (a point on the ED discriminant, where the count drops, is then unlikely for both).
+    ``threads`` and ``deadline``: as :func:`_count_over_primes` takes them."""
     return _count_over_primes(m2, primes, seed, timeout,
                               lambda p: ring_code(n, f"ZZ/{p}", [g], G, u)
                               + "Lc = hypersurfaceCritical(Im_0, Gm, um);\n",
                               "Lagrange system (Macaulay2's hypersurfaceCritical), Groebner bases",
-                              kind="hypersurface", engine=engine)
+                              kind="hypersurface", engine=engine, threads=threads, deadline=deadline)
 
 
 def weight_space_count_f4(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2,

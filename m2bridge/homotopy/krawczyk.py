@@ -339,6 +339,8 @@ def _krawczyk(system: BoxSystem, x: np.ndarray, real: bool) -> Box:
         F, _ = system.evaluate(point, jacobian=False)
         dx = _newton_step(F, J)
         step = None if dx is None else max(abs(complex(d.mid())) for d in dx)
+    if step is not None:  # F and J at the center itself: _refine's last J (a chord) is from an earlier iterate, off
+        F, J = system.evaluate(point)  # by its distance times the Hessian, which an ill-conditioned J amplifies
     Y = None if step is None else _preconditioner(J)
     if Y is None:
         return Box(x, 0.0, False, None)

@@ -108,6 +108,12 @@ _PER_WORKER = 64  # the fewest paths a worker is given
 _SLICE = 512  # the most paths per compiled call in this process (Ctrl-C and time limits act between slices)
 
 
+def current_workers() -> int:
+    """The workers of the innermost :func:`tracking_workers` (1 outside any): what a caller may give another
+    parallel engine (msolve's threads) in the same run."""
+    return _WORKERS[-1].count if _WORKERS else 1
+
+
 @contextmanager
 def tracking_workers(workers: int | None, scheduler: Any = None, connect_timeout: float = 10.0) -> Iterator[None]:
     """Within it, :func:`track` spreads batches of paths over ``workers``: threads of this process for the compiled

@@ -34,6 +34,7 @@ from m2bridge.homotopy.krawczyk import (
 )
 from m2bridge.homotopy.monodromy import MonodromyOptions, monodromy
 from m2bridge.homotopy.pipeline import solve_and_track
+from m2bridge.homotopy.tracker import current_workers
 from m2bridge.metric.boundary import (
     degeneracy,
     generic_count,
@@ -154,23 +155,28 @@ def _local_min(system: DistanceSystem, x: np.ndarray) -> bool:
 
 
 def _all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: np.random.Generator,
-                seconds: float | None = None) -> tuple[np.ndarray, str, Count]:
+                seconds: float | None = None, pencil: bool = True) -> tuple[np.ndarray, str, Count]:
     """Every critical point for the real point u: monodromy at a random point (seeded on every component over CC), to
     ``target`` solutions when an exact count is known, else until a fresh loop brings nothing new and the trace test
     passes (while it fails, on until 8 more fresh loops in a row bring nothing, and then the trace test along a
     pencil of quadrics, which holds where points escape to infinity: :mod:`..homotopy.pencil`); then tracked to u,
     and where paths were lost on the way and the number due is known (the exact count, or the points the trace test
     certified), monodromy at u itself goes on from those that arrived. No new loop after ``seconds`` (the points so
-    far are a lower bound). Returns the points, how, and the monodromy count with its certificate (the trace test)."""
+    far are a lower bound). ``pencil`` False (a count modulo one prime will check the points instead): no trace
+    test along a pencil, twice the patience along the line, and paths lost on the way to u made up for up to the
+    number found at u0 whatever the trace test says. Returns the points, how, and the monodromy count with its
+    certificate (the trace test)."""
     budget = Budget(seconds)
     system = DistanceSystem(g, n)
     X, u0 = seed(system, rng)
     seeding = budget.elapsed()
     options = MonodromyOptions(target=target, stall=1 if target is None else 60, seconds=seconds)
-    solved = solve_and_track(system, X, u0, u, rng, options, patience=8 if target is None else 0, pencil=True)
+    patience = 0 if target is not None else 8 if pencil else 16
+    solved = solve_and_track(system, X, u0, u, rng, options, patience=patience, pencil=pencil)
     count = monodromy_count(solved, seeding + solved.solve_seconds)
     ends, how = solved.ends, f"{count.method}, tracked to X0"
-    due = target if target is not None else len(solved.monodromy.points) if solved.trace.passed else None
+    due = target if target is not None else len(solved.monodromy.points) if solved.trace.passed or not pencil \
+        else None
     if due is not None and 0 < len(ends) < due and not budget.expired:
         more = monodromy(system, ends, np.asarray(u, dtype=complex), rng, target=due, stall=25,
                          seconds=budget.left(1.0))
@@ -178,6 +184,30 @@ def _all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: n
                 f"did: {len(more.points)} after {more.loops} loops ({more.paths} paths)")
         ends = more.points
     return ends, how, count
+
+
+def _beside_one_prime(one_prime: Count, mono: Count, proved_points: int, proved: bool) -> Count:
+    """The ED degree from the count modulo one prime (``heuristic``) and monodromy's points at X0, found without that
+    count. Where the points, as many as the prime's count, are each proved by interval Newton in disjoint boxes, the
+    ED degree is at least their number (an isolated nonsingular solution at X0 continues to every nearby data point,
+    where the Lagrange system's solutions are the critical points) and the count modulo the prime at a random point
+    says no more: verified (and no other critical point at X0, whose isolated solutions number at most the ED degree).
+    Unreliable where monodromy found more than the prime's count, else a lower bound."""
+    value, found = one_prime.value or 0, max(mono.value or 0, proved_points)
+    method = f"{mono.method}; {one_prime.method}"
+    seconds = one_prime.seconds + mono.seconds
+    if found > value:
+        return Count(found, method, f"unreliable: monodromy found {found} points against {value} counted modulo one "
+                     "prime", one_prime.per_prime, seconds, status=Status.UNRELIABLE)
+    if proved and proved_points == value:
+        return Count(value, method, f"verified: the {value} critical points at X0 are proved by interval Newton in "
+                     "disjoint boxes (so the ED degree is at least that: each continues to generic data) and the "
+                     f"count modulo one prime at a random point is {value}: two independent computations agree "
+                     "(monodromy searched without that count)", one_prime.per_prime, seconds, status=Status.VERIFIED)
+    return Count(found, method, f"lower bound: {proved_points} critical points at X0 "
+                 + ("proved by interval Newton" if proved else "found (not all proved by interval Newton)")
+                 + f" against {value} counted modulo one prime ({mono.certificate})", one_prime.per_prime, seconds,
+                 status=Status.LOWER_BOUND)
 
 
 def _singular_locus(g: sympy.Expr, ys: list, arch: AttentionNetwork, clf: Classifier, m2: Macaulay2,
@@ -259,9 +289,11 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
 
     ``method``: "exact" (F4 counts, an error when they time out), "monodromy" (monodromy with the trace test
     only) or "auto" (exact, and monodromy where the exact count times out). ``timeout``: the seconds of the whole
-    report; each part gets what is left of them (an exact count in "auto" half of it, the monodromy half, or three
+    report; each part gets what is left of them (an exact count in "auto" 60% of it, the monodromy half, or three
     quarters where no exact count follows it), less a twentieth kept for the report itself, and a count or test that
-    the time left does not reach is reported as not computed, not lost with the rest."""
+    the time left does not reach is reported as not computed, not lost with the rest. In "auto", a second prime
+    that would end past the count's share is not started: monodromy's points, found without that count and proved
+    by interval Newton at X0, are then checked against the one prime's (:func:`_beside_one_prime`)."""
     if method not in ("auto", "exact", "monodromy"):
         raise ArchitectureError(f"method must be auto, exact or monodromy, got {method!r}")
     if arch.softmax:
@@ -304,16 +336,23 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
         nonlocal exact
         if not exact:
             return None
-        seconds = limit(0.5 if method == "auto" else 1.0)
+        seconds = limit(0.6 if method == "auto" else 1.0)
+        # in "auto", a second prime that would run past the time is not started: one prime's count is then what
+        # monodromy's points are checked against (_beside_one_prime)
+        deadline = time.monotonic() + seconds if method == "auto" and seconds is not None else None
         try:
-            return hypersurface_count(h, n, identity, at, m2, timeout=seconds, seed=seed)
+            got = hypersurface_count(h, n, identity, at, m2, timeout=seconds, seed=seed, threads=current_workers(),
+                                     deadline=deadline)
         except M2Timeout:
             if method == "exact":
                 raise
-            notes.append(f"an exact count ran past {seconds:.0f} s (half the time left): monodromy with the trace "
-                         "test instead")
+            notes.append(f"an exact count ran past {seconds:.0f} s (its share of the time left): monodromy with the "
+                         "trace test instead")
             exact = False
             return None
+        if got.status is Status.HEURISTIC:
+            exact = False  # no count at X0 either: the points there are checked against this one
+        return got
 
     u = np.array([float(v) for v in x0])
     factors: list[dict[str, Any]] = []
@@ -323,8 +362,10 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     all_certified = True
     for f, mult in flist:
         exact_count = count_exact(f)
+        one_prime = exact_count if exact_count and exact_count.status is Status.HEURISTIC else None
+        exact_count = None if one_prime else exact_count  # monodromy then stops by its own rule, not at that count
         pts, how, mono = _all_points(f, n, exact_count.value if exact_count else None, u, rng,
-                                     limit(0.5 if exact else 0.75))  # the rest: certificates, counts
+                                     limit(0.5 if exact else 0.75), pencil=one_prime is None)  # the rest: proofs
         methods.append(how)
         count = exact_count or mono
         if exact_count and mono.value != exact_count.value:
@@ -335,6 +376,8 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
         at_x0 = count_exact(f, x0)
         boxes = _certify(f, n, identity, pts, x0)
         distinct = all_disjoint(boxes)
+        if one_prime is not None:
+            count = _beside_one_prime(one_prime, mono, len(pts), distinct and all(b.certified for b in boxes))
         decided = all(b.certified and b.real is not None for b in boxes)
         complete = (count.value == len(pts) and count.status.certain and distinct
                     and decided and (at_x0 is None or (at_x0.value == len(pts) and at_x0.status.certain)))

@@ -163,26 +163,37 @@ FAR_POINT = [-63380.19336845888 - 31236.121155356122j, -32222.329367951592 + 146
 
 
 def test_a_far_ill_conditioned_critical_point_is_proved_with_more_bits():
-    import mpmath
-
-    from m2bridge import LightningAttention
-    from m2bridge.metric.classifier import boundary_polynomial, random_classifier, random_input
-
-    arch = LightningAttention((2, 2), 2, 3)
-    g, ys = boundary_polynomial(arch, random_classifier(arch, 0))
-    (g, _), = sympy.factor_list(g, *ys)[1]  # as the report reads it: its one factor, the content divided out
-    n, x0 = len(ys), [Fraction(v) for v in random_input(arch, 0).ravel()]
-    system = lagrange_system(g, n, EYE(n), x0)
+    g, ys, x0, system = _report_boundary((2, 2), 2, 3)
     far = np.array(FAR_POINT)
     assert not krawczyk(system, far, most=106).certified  # at 106 bits no box passes (condition number 1e17)
     box, twin = krawczyk(system, far), krawczyk(system, far.conj())
     assert box.certified and twin.certified and box.real is False and box.disjoint(twin)
-    # independently: Newton's method at 60 digits (mpmath) on y - x0 - lam grad g = 0, g = 0 ends inside the box
+    assert _newton_ends_in(box, g, ys, x0, far)
+
+
+def _report_boundary(dims: tuple, ranks: int, tokens: int):
+    """The boundary of robust --seed 0 for these layers as the report reads it (its one factor, the content divided
+    out), its variables, the report's X0 and the Lagrange system there."""
+    from m2bridge import LightningAttention
+    from m2bridge.metric.classifier import boundary_polynomial, random_classifier, random_input
+
+    arch = LightningAttention(dims, ranks, tokens)
+    g, ys = boundary_polynomial(arch, random_classifier(arch, 0))
+    (g, _), = sympy.factor_list(g, *ys)[1]
+    x0 = [Fraction(v) for v in random_input(arch, 0).ravel()]
+    return g, ys, x0, lagrange_system(g, len(ys), EYE(len(ys)), x0)
+
+
+def _newton_ends_in(box, g, ys, x0, start) -> bool:
+    """Independently of the box: Newton's method at 60 digits (mpmath) on y - x0 - lam grad g = 0, g = 0 from
+    ``start`` ends inside it."""
+    import mpmath
+
     lam = sympy.Symbol("lam")
     equations = [y_ - sympy.Rational(c.numerator, c.denominator) - lam * sympy.diff(g, y_) for y_, c in zip(ys, x0)]
     with mpmath.workdps(60):
-        root = mpmath.findroot(sympy.lambdify([*ys, lam], [*equations, g], "mpmath"), [mpmath.mpc(v) for v in far])
-        assert _holds(box, [(Fraction(str(mpmath.re(r))), Fraction(str(mpmath.im(r)))) for r in root])
+        root = mpmath.findroot(sympy.lambdify([*ys, lam], [*equations, g], "mpmath"), [mpmath.mpc(v) for v in start])
+        return _holds(box, [(Fraction(str(mpmath.re(r))), Fraction(str(mpmath.im(r)))) for r in root])
 
 
 # a critical point at |y| = 8e2 of the decision boundary of robust --dims 3,3 --ranks 3 --tokens 4 --seed 0 (Jacobian
@@ -202,21 +213,7 @@ def test_the_preconditioner_is_the_inverse_jacobian_at_the_refined_center_not_at
     # 4e-10 away, times the inverse at this condition number is no longer near the identity (the row sums of
     # I - Y J(B) were 1.19 however small the box), so no box passed at any precision up to 848 bits before. At the
     # refined center it passes at 106 bits, and Newton's method at 60 digits (mpmath) ends inside the box
-    import mpmath
-
-    from m2bridge import LightningAttention
-    from m2bridge.metric.classifier import boundary_polynomial, random_classifier, random_input
-
-    arch = LightningAttention((3, 3), 3, 4)
-    g, ys = boundary_polynomial(arch, random_classifier(arch, 0))
-    (g, _), = sympy.factor_list(g, *ys)[1]  # as the report reads it: its one factor, the content divided out
-    n, x0 = len(ys), [Fraction(v) for v in random_input(arch, 0).ravel()]
-    system = lagrange_system(g, n, EYE(n), x0)
+    g, ys, x0, system = _report_boundary((3, 3), 3, 4)
     point = np.array(ILL_CONDITIONED_POINT)
     box = krawczyk(system, point, most=106)
-    assert box.certified and box.real is False
-    lam = sympy.Symbol("lam")
-    equations = [y_ - sympy.Rational(c.numerator, c.denominator) - lam * sympy.diff(g, y_) for y_, c in zip(ys, x0)]
-    with mpmath.workdps(60):
-        root = mpmath.findroot(sympy.lambdify([*ys, lam], [*equations, g], "mpmath"), [mpmath.mpc(v) for v in point])
-        assert _holds(box, [(Fraction(str(mpmath.re(r))), Fraction(str(mpmath.im(r)))) for r in root])
+    assert box.certified and box.real is False and _newton_ends_in(box, g, ys, x0, point)

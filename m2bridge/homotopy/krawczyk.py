@@ -258,22 +258,28 @@ def _newton_step(F: acb_mat, J: acb_mat) -> list[acb] | None:
 
 def _refine(system: BoxSystem, x: list[acb], steps: int) -> tuple[list[acb], acb_mat, acb_mat, float | None]:
     """Newton's method on midpoints at the working precision, for a center accurate past double precision: the
-    center, F there, a Jacobian near it (kept once the steps are small: a chord step then costs F alone), and the size
-    of the last step (None: J singular)."""
+    center, F and J there, and the size of the last step (None: J singular). Once the steps are small the Jacobian is
+    kept (a chord step costs F alone), and evaluated again at the center it returns: an earlier iterate's J is off by
+    the distance times the Hessian, which an ill-conditioned J amplifies (as a preconditioner, at condition 1e13,
+    I - Y J was no longer small for any box)."""
     scale = max([1.0] + [abs(complex(v.mid())) for v in x])
     F, J = system.evaluate(x)
+    chord = False  # whether J is from an earlier iterate
     for k in range(steps + 1):
         dx = _newton_step(F, J)
         if dx is None:
             return x, F, J, None
         size = max(abs(complex(d.mid())) for d in dx)
         if size < 2.0 ** (20 - ctx.prec) * scale or k == steps:
+            if chord:
+                F, J = system.evaluate(x)
             return x, F, J, size
         x = [(v - d).mid() for v, d in zip(x, dx)]
-        if size > 1e-10 * scale:
-            F, J = system.evaluate(x)
-        else:
+        chord = size <= 1e-10 * scale
+        if chord:
             F, _ = system.evaluate(x, jacobian=False)
+        else:
+            F, J = system.evaluate(x)
     raise AssertionError("unreachable")
 
 
@@ -336,11 +342,9 @@ def _krawczyk(system: BoxSystem, x: np.ndarray, real: bool) -> Box:
     point, F, J, step = _refine(system, [acb(complex(v)) for v in x], steps=4)
     if symmetric and any(not p.imag.is_zero() for p in point):
         point = [acb(p.real) for p in point]
-        F, _ = system.evaluate(point, jacobian=False)
+        F, J = system.evaluate(point)  # J at this center too, for the preconditioner
         dx = _newton_step(F, J)
         step = None if dx is None else max(abs(complex(d.mid())) for d in dx)
-    if step is not None:  # F and J at the center itself: _refine's last J (a chord) is from an earlier iterate, off
-        F, J = system.evaluate(point)  # by its distance times the Hessian, which an ill-conditioned J amplifies
     Y = None if step is None else _preconditioner(J)
     if Y is None:
         return Box(x, 0.0, False, None)

@@ -288,6 +288,7 @@ def test_one_primes_count_and_the_proved_points_verify_the_ed_degree_and_a_point
     assert ed.status.value == "verified" and ed.value == both.value == report.complex_count
     assert ed.certificate.startswith("verified: the") and "modulo one prime" in ed.certificate
     assert report.radius["certificate"].startswith("certified")
+    exact_radius = report.radius["value"]
 
     def short(*args, **kwargs):
         points, how, count = real_points(*args, **kwargs)
@@ -296,3 +297,8 @@ def test_one_primes_count_and_the_proved_points_verify_the_ed_degree_and_a_point
     monkeypatch.setattr(robust, "_all_points", short)
     report = robustness_report(arch, clf, seed=4, runs=0, m2=m2, timeout=300)
     assert report.ed_degree.status.value == "lower_bound" and report.radius["status"] == "upper_bound"
+    # the radius is then bracketed: a Positivstellensatz identity proves no boundary point within the lower end,
+    # which must lie below the radius the complete run certified
+    below = report.radius["lower_bound"]
+    assert 0.5 * exact_radius < below["value"] <= exact_radius and "Positivstellensatz" in below["certificate"]
+    assert "radius at least" in str(report)

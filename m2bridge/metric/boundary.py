@@ -1,8 +1,10 @@
-"""The geometry of a decision boundary: its singular locus, whether a ball is free of singular points, a generic
-cone's ED degree for comparison, and why a boundary's count can fall below it."""
+"""The geometry of a decision boundary: its singular locus, whether a ball is free of singular points or of
+boundary points, a generic cone's ED degree for comparison, and why a boundary's count can fall below it."""
 
 from __future__ import annotations
 
+import time
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -19,6 +21,7 @@ from m2bridge.metric.classifier import (
     random_classifier,
 )
 from m2bridge.network import AttentionNetwork
+from m2bridge.numeric.positivstellensatz import ball_excludes, derivative
 
 
 def generic_cone_ed_degree(degree: int, n: int) -> int:
@@ -61,11 +64,16 @@ def singular_locus_of(g: sympy.Expr, ys: list, arch: AttentionNetwork, clf: Clas
     return out
 
 
-def singular_free_ball(g: sympy.Expr, ys: list, u: np.ndarray, r: float, budget: int = 3000) -> bool:
-    """Whether no singular point of g = 0 lies within distance r of u, proved by interval arithmetic
-    (mpmath.iv): the box of half-width r around u (which holds the ball) is split in halves until on each
-    piece some partial derivative of g has no zero or the piece misses the ball; False when ``budget``
-    pieces do not suffice."""
+def _exponent_dict(g: sympy.Expr, ys: list) -> dict[tuple[int, ...], Fraction]:
+    return {m: Fraction(int(sympy.Rational(c).p), int(sympy.Rational(c).q))
+            for m, c in sympy.Poly(g, *ys).terms()}
+
+
+def _interval_excludes(g: sympy.Expr, ys: list, u: np.ndarray, r: float, budget: int, seconds: float | None
+                       ) -> bool:
+    """Interval arithmetic (mpmath.iv): the box of half-width r around u (which holds the ball) is split in
+    halves until on each piece some partial derivative of g has no zero or the piece misses the ball; False
+    when ``budget`` pieces or ``seconds`` do not suffice."""
     from mpmath import iv
 
     grads = [[(m, iv.mpf(sympy.Rational(c).p) / iv.mpf(sympy.Rational(c).q))
@@ -90,10 +98,11 @@ def singular_free_ball(g: sympy.Expr, ys: list, u: np.ndarray, r: float, budget:
 
     stack = [(u - r, u + r)]
     seen = 0
+    due = None if seconds is None else time.monotonic() + seconds
     while stack:
         lo, hi = stack.pop()
         seen += 1
-        if seen > budget:
+        if seen > budget or (due is not None and time.monotonic() > due):
             return False
         if excluded(lo, hi):
             continue
@@ -103,6 +112,62 @@ def singular_free_ball(g: sympy.Expr, ys: list, u: np.ndarray, r: float, budget:
         hi1[k], lo2[k] = mid, mid
         stack += [(lo, hi1), (lo2, hi)]
     return True
+
+
+def singular_free_ball(g: sympy.Expr, ys: list, u: np.ndarray, r: float, budget: int = 3000,
+                       time_limit: float | None = None, threads: int = 1) -> tuple[bool, str]:
+    """Whether no singular point of g = 0 lies within distance r of u (the closed ball), and how that was
+    proved or why not: a Positivstellensatz identity of degree 2 for g and grad g (any number of variables,
+    a fraction of a second), else interval arithmetic on grad g over pieces of the ball (``budget`` pieces,
+    half of ``time_limit``: enough in a few variables), else an identity of degree 4 (what is left of
+    ``time_limit`` for its semidefinite program; tens of seconds in twelve variables). Every proof is checked exactly (rational or interval
+    arithmetic)."""
+    poly = _exponent_dict(g, ys)
+    polys = [poly] + [derivative(poly, i) for i in range(len(ys))]
+    center, radius = [Fraction(float(v)) for v in u], Fraction(float(r))
+    t0 = time.monotonic()
+    first = ball_excludes(polys, center, radius, degree=2, threads=threads)
+    if first.proved:
+        return True, "a Positivstellensatz identity of degree 2 in g and grad g, checked in rational arithmetic"
+    if _interval_excludes(g, ys, np.asarray(u, dtype=float), float(r), budget,
+                          None if time_limit is None else 0.5 * time_limit):
+        return True, "interval arithmetic on grad g"
+    time_limit = None if time_limit is None else time_limit - (time.monotonic() - t0)
+    if time_limit is not None and time_limit < 1.0:
+        return False, (f"no identity of degree 2 ({first.reason}), interval arithmetic on grad g past {budget} "
+                       "pieces, and no time left for one of degree 4")
+    second = ball_excludes(polys, center, radius, degree=4, time_limit=time_limit, threads=threads)
+    if second.proved:
+        return True, "a Positivstellensatz identity of degree 4 in g and grad g, checked in rational arithmetic"
+    return False, (f"no identity of degree 2 or 4 ({second.reason}) and interval arithmetic on grad g past "
+                   f"{budget} pieces")
+
+
+def proved_lower_radius(g: sympy.Expr, ys: list, u: np.ndarray, r: float, time_limit: float | None,
+                        threads: int = 1, tries: int = 4) -> tuple[float, str] | None:
+    """The largest fraction of r (from 0.9 r, at most ``tries`` identities within
+    ``time_limit`` seconds) within which no real point of g = 0 lies around u, proved by a Positivstellensatz
+    identity of degree 4 in g checked in rational arithmetic (after a proof, bisection towards r; before one,
+    a quarter less each time); None when none is proved. A lower bound on the
+    distance from u to the boundary that needs no count of critical points."""
+    poly = _exponent_dict(g, ys)
+    center = [Fraction(float(v)) for v in u]
+    t0 = time.monotonic()
+    low, high, fraction = 0.0, 1.0, 0.9
+    best: tuple[float, str] | None = None
+    for _ in range(tries):
+        left = None if time_limit is None else time_limit - (time.monotonic() - t0)
+        if left is not None and left < 1.0:
+            break
+        radius = Fraction(float(fraction * r))
+        got = ball_excludes([poly], center, radius, degree=4, time_limit=left, threads=threads)
+        if got.proved:
+            low = fraction
+            best = (float(radius), f"no boundary point within it: {got.reason}, {got.seconds:.1f} s")
+        else:
+            high = fraction
+        fraction = (low + high) / 2 if best is not None else 0.75 * high  # before a proof: shrink by a quarter
+    return best
 
 
 def degeneracy(arch: AttentionNetwork, clf: Classifier, ed: Count, identity: list, m2: Macaulay2,

@@ -27,6 +27,7 @@ from m2bridge.exact.counts import Count, hypersurface_count
 from m2bridge.fields import SMALL_PRIME
 from m2bridge.homotopy import DistanceSystem, seed
 from m2bridge.homotopy.krawczyk import (
+    Box,
     all_disjoint,
     distance_enclosure,
     krawczyk,
@@ -38,6 +39,7 @@ from m2bridge.homotopy.tracker import current_workers
 from m2bridge.metric.boundary import (
     degeneracy,
     generic_count,
+    proved_lower_radius,
     singular_free_ball,
     singular_locus_of,
 )
@@ -135,6 +137,8 @@ class RobustnessReport:
         if r.get("enclosure"):
             value += f" (in [{r['enclosure'][0]:.12g}, {r['enclosure'][1]:.12g}])"
         lines.append(f"  radius: {value} ({r['certificate']})")
+        if r.get("lower_bound"):
+            lines.append(f"  radius at least {r['lower_bound']['value']:.10g} (proved: {r['lower_bound']['certificate']})")
         if self.attack_summary:
             a = self.attack_summary
             lines.append(f"  gradient attack ({a['runs']} starts): found the nearest point in {a['found']}, "
@@ -222,19 +226,33 @@ def _singular_locus(g: sympy.Expr, ys: list, arch: AttentionNetwork, clf: Classi
                 "method": f"not computed: ran past the {seconds:.0f} s left of --timeout"}
 
 
-def _certify(f: sympy.Expr, n: int, G: list, pts: np.ndarray, x0: list[Fraction]) -> list:
-    """A Krawczyk box for every point: real ones (y nearly real) in boxes symmetric about the real space."""
+def _certify(f: sympy.Expr, n: int, G: list, pts: np.ndarray, x0: list[Fraction], seconds: float | None
+             ) -> tuple[list, int]:
+    """A Krawczyk box for every point: real ones (y nearly real) in boxes symmetric about the real space, and
+    first. Points that ``seconds`` do not reach get an uncertified box of radius 0; their number is returned
+    beside the boxes."""
     interval = lagrange_system(f, n, G, x0)
-    boxes = []
-    for x in pts:
+    due = None if seconds is None else time.monotonic() + seconds
+    boxes: list = [None] * len(pts)
+
+    def nearly_real(x: np.ndarray) -> bool:
         y = x[:n]
-        if np.abs(y.imag).max() <= 1e-6 * max(1.0, float(np.abs(y).max())):
+        return bool(np.abs(y.imag).max() <= 1e-6 * max(1.0, float(np.abs(y).max())))
+
+    unreached = 0
+    for i in sorted(range(len(pts)), key=lambda i: not nearly_real(pts[i])):
+        x = pts[i]
+        if due is not None and time.monotonic() > due:
+            boxes[i] = Box(np.asarray(x), 0.0, False, None)
+            unreached += 1
+            continue
+        if nearly_real(x):
             box = krawczyk(interval, x, real=True)
             if box.certified:
-                boxes.append(box)
+                boxes[i] = box
                 continue
-        boxes.append(krawczyk(interval, x))
-    return boxes
+        boxes[i] = krawczyk(interval, x)
+    return boxes, unreached
 
 
 def attack(g: sympy.Expr, n: int, X0: np.ndarray, runs: int, seed: int, radius: float | None
@@ -374,7 +392,10 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
                           "modulo primes", exact_count.per_prime, exact_count.seconds + mono.seconds,
                           status=Status.UNRELIABLE)
         at_x0 = count_exact(f, x0)
-        boxes = _certify(f, n, identity, pts, x0)
+        boxes, unreached = _certify(f, n, identity, pts, x0, limit(0.6))
+        if unreached:
+            notes.append(f"{unreached} of the {len(pts)} points at X0 were not tried by interval Newton: the time "
+                         "ran out (--timeout); the real-looking ones were tried first")
         distinct = all_disjoint(boxes)
         if one_prime is not None:
             count = _beside_one_prime(one_prime, mono, len(pts), distinct and all(b.certified for b in boxes))
@@ -413,24 +434,29 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     if points:
         best = min(points, key=lambda p: p.enclosure[1])
         lo, hi = best.enclosure
-        sing_free = singular_free_ball(reduced, ys, u, hi * (1 + 1e-9))
+        sing_free, sing_how = singular_free_ball(reduced, ys, u, hi * (1 + 1e-9), time_limit=limit(0.5),
+                                                 threads=current_workers())
         if all_certified and sing_free:
-            # the points and the ball are proved by intervals; their completeness is as sure as the ED degree
+            # the points and the ball are proved; their completeness is as sure as the ED degree
             status = weakest([ed.status, Status.PROVED])
             cert = (f"certified: all {complex_count} complex critical points found (the ED degree: {ed.certificate}), "
                     "each proved by interval Newton in disjoint boxes, real or not decided, and no singular point "
-                    "of the boundary within that distance (interval arithmetic)")
+                    f"of the boundary within that distance ({sing_how})")
         else:
             why = []
             if not all_certified:
                 why.append(f"{complex_count} critical points found and not all proved complete against an ED "
                            f"degree of {ed.value} ({ed.certificate})")
             if not sing_free:
-                why.append("a singular point of the boundary may be nearer (the interval test on grad g failed)")
+                why.append(f"a singular point of the boundary may be nearer ({sing_how})")
             cert = ("upper bound (the distance to a boundary point proved by interval Newton): " + "; ".join(why))
             status = Status.UPPER_BOUND
         radius = {"value": hi if not status.certain else best.distance, "enclosure": [lo, hi], "status": status.value,
                   "certificate": cert, "nearest_point": [float(v) for v in best.point]}
+        if not status.certain:
+            below = proved_lower_radius(reduced, ys, u, lo, limit(0.5), threads=current_workers())
+            if below is not None:
+                radius["lower_bound"] = {"value": below[0], "certificate": below[1]}
     else:
         radius = {"value": None, "status": Status.NOT_COMPUTED.value,
                   "certificate": "unknown: no real critical point proved by interval Newton"}

@@ -1,0 +1,79 @@
+"""Positivstellensatz certificates that a ball holds no real point of a system, against distances known in
+closed form; and the exact check refuses what the solver suggests when it is not an identity."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import sympy
+
+from m2bridge.metric.boundary import proved_lower_radius, singular_free_ball
+from m2bridge.numeric import positivstellensatz as pss
+from m2bridge.numeric.positivstellensatz import ball_excludes, derivative
+
+F = Fraction
+CIRCLE = {(2, 0): F(1), (0, 2): F(1), (0, 0): F(-1)}  # x^2 + y^2 - 1: at distance 1 from the origin
+
+
+@pytest.mark.parametrize("radius, degree, expected", [(F(1, 2), 2, True), (F(99, 100), 4, True), (F(1), 2, False),
+                                                      (F(1), 4, False), (F(3, 2), 4, False)])
+def test_a_ball_is_proved_free_of_the_circle_exactly_when_it_is_inside_it(radius, degree, expected):
+    got = ball_excludes([CIRCLE], [F(0), F(0)], radius, degree=degree)
+    assert got.proved is expected, got.reason
+    if expected:
+        assert got.margin is not None and got.margin > 0
+
+
+def test_the_singular_point_of_a_quadric_cone_is_excluded_from_a_ball_only_when_the_ball_misses_it():
+    # x^2 + y^2 - z^2 = 0 is singular at the origin alone; the centre (1, 0, 2) is sqrt 5 = 2.236 from it
+    cone = {(2, 0, 0): F(1), (0, 2, 0): F(1), (0, 0, 2): F(-1)}
+    system = [cone] + [derivative(cone, i) for i in range(3)]
+    centre = [F(1), F(0), F(2)]
+    assert ball_excludes(system, centre, F(22, 10)).proved
+    assert not ball_excludes(system, centre, F(23, 10)).proved
+    # the cone itself passes at distance 1/sqrt 2 from the centre (the line (t, 0, t)): no proof for the cone alone
+    assert not ball_excludes([cone], centre, F(1)).proved
+    assert ball_excludes([cone], centre, F(65, 100)).proved
+
+
+def test_the_exact_check_refuses_multipliers_that_do_not_make_an_identity(monkeypatch):
+    # fault injection: the solver's multiplier of the equation comes back with its sign flipped; what the
+    # identity then leaves for sigma_0 is far from the solver's Gram matrix and is not certified
+    real_solve = pss._Program.solve
+
+    def corrupted(self, time_limit, threads):
+        x, status = real_solve(self, time_limit, threads)
+        start = self.q_cols[0]
+        x[start:self.g1_col] *= -1
+        return x, status
+
+    assert ball_excludes([CIRCLE], [F(0), F(0)], F(1, 2)).proved
+    monkeypatch.setattr(pss._Program, "solve", corrupted)
+    got = ball_excludes([CIRCLE], [F(0), F(0)], F(1, 2))
+    assert not got.proved and "not diagonally dominant" in got.reason
+
+
+def test_a_twelve_variable_attention_boundary_has_no_singular_point_near_its_input_and_one_at_the_origin():
+    # d = d' = 3, t = 4: the boundary is a cubic cone in 12 variables, singular at the origin; the ball through
+    # its nearest point found by the attack (0.858 of |X0| = 2.142, seed 0) is proved free by the degree-2
+    # identity, and a ball reaching past the origin is never proved free
+    from m2bridge.architecture import make_architecture
+    from m2bridge.metric.classifier import boundary_polynomial, random_classifier, random_input
+
+    arch = make_architecture([3, 3], [3], 4, False, None)
+    g, ys = boundary_polynomial(arch, random_classifier(arch, 0))
+    u = random_input(arch, 0).astype(float).ravel()
+    free, how = singular_free_ball(g, ys, u, 0.86)
+    assert free and "degree 2" in how
+    free, how = singular_free_ball(g, ys, u, 1.01 * float(np.linalg.norm(u)), budget=20, time_limit=1.0)
+    assert not free
+
+
+def test_the_proved_lower_radius_is_below_the_distance_even_when_the_upper_bound_given_is_wrong():
+    x, y, z = sympy.symbols("x y z")
+    sphere = x ** 2 + y ** 2 + z ** 2 - 1  # the origin is at distance 1
+    centre = np.zeros(3)
+    got = proved_lower_radius(sphere, [x, y, z], centre, 1.0, time_limit=60)
+    assert got is not None and 0.9 <= got[0] < 1
+    got = proved_lower_radius(sphere, [x, y, z], centre, 2.0, time_limit=60)
+    assert got is not None and got[0] < 1

@@ -222,20 +222,47 @@ def test_the_parts_of_a_report_share_its_timeout_and_what_runs_out_is_reported_n
 
     from m2bridge.metric import robust
 
-    real, started = robust._all_points, time.monotonic()
+    real, started = robust.all_points, time.monotonic()
 
     def slow(*args, **kwargs):
         found = real(*args, **kwargs)
         time.sleep(max(0.0, started + 7.8 - time.monotonic()))
         return found
 
-    monkeypatch.setattr(robust, "_all_points", slow)
+    monkeypatch.setattr(robust, "all_points", slow)
     monkeypatch.setattr(robust, "singular_locus_of", lambda *a, **k: pytest.fail("no time was left for it"))
     report = robustness_report(LightningAttention((2, 1), 1, 2), seed=2, runs=0, m2=m2, timeout=8.0,
                                method="monodromy")
     assert time.monotonic() - started < 8.0 + 3.0  # the generic count may take its 1 s minimum
     assert report.singular["method"].startswith("not computed") and report.singular["dimension"] is None
     assert report.complex_count == 3 and "singular locus: not computed" in str(report)
+
+
+def test_interval_newton_past_the_time_left_leaves_points_untried_and_the_report_ends_within_its_timeout(
+        m2, monkeypatch):
+    # fault injection: every Krawczyk box takes 1 s, so the points of (2,2,2,2) do not all fit in the time; the
+    # run under the command line's outer deadline still ends with a report (before: "the run exceeded its
+    # --timeout"), the untried points named in a note, and a radius that is not called certified
+    import time
+
+    from m2bridge.deadline import Deadline
+    from m2bridge.metric import boundary_points
+
+    real = boundary_points.krawczyk
+
+    def slow(*args, **kwargs):
+        time.sleep(1.0)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(boundary_points, "krawczyk", slow)
+    arch = LightningAttention((2, 2), 2, 2)
+    started = time.monotonic()
+    with Deadline(12.0):
+        report = robustness_report(arch, random_classifier(arch, 4), seed=4, runs=0, m2=m2, timeout=12.0,
+                                   method="monodromy")
+    assert time.monotonic() - started < 12.0
+    assert any("were not tried by interval Newton: the time ran out" in note for note in report.notes)
+    assert report.radius["status"] != "verified" and not report.radius["certificate"].startswith("certified")
 
 
 def test_paths_lost_on_the_way_to_x0_are_found_by_monodromy_at_x0(m2, monkeypatch):
@@ -280,7 +307,7 @@ def test_one_primes_count_and_the_proved_points_verify_the_ed_degree_and_a_point
     clf = random_classifier(arch, 4)
     g, ys = boundary_polynomial(arch, clf)
     both = hypersurface_count(g, 4, EYE(4), None, m2)
-    real_count, real_points = robust.hypersurface_count, robust._all_points
+    real_count, real_points = robust.hypersurface_count, robust.all_points
     monkeypatch.setattr(robust, "hypersurface_count",
                         lambda *a, **k: real_count(*a, **{**k, "deadline": 0.0 if k.get("deadline") else None}))
     report = robustness_report(arch, clf, seed=4, runs=0, m2=m2, timeout=300)
@@ -294,7 +321,7 @@ def test_one_primes_count_and_the_proved_points_verify_the_ed_degree_and_a_point
         points, how, count = real_points(*args, **kwargs)
         return points[1:], how, count
 
-    monkeypatch.setattr(robust, "_all_points", short)
+    monkeypatch.setattr(robust, "all_points", short)
     report = robustness_report(arch, clf, seed=4, runs=0, m2=m2, timeout=300)
     assert report.ed_degree.status.value == "lower_bound" and report.radius["status"] == "upper_bound"
     # the radius is then bracketed: a Positivstellensatz identity proves no boundary point within the lower end,
@@ -302,3 +329,30 @@ def test_one_primes_count_and_the_proved_points_verify_the_ed_degree_and_a_point
     below = report.radius["lower_bound"]
     assert 0.5 * exact_radius < below["value"] <= exact_radius and "Positivstellensatz" in below["certificate"]
     assert "radius at least" in str(report)
+
+
+def test_below_a_counts_hint_monodromy_goes_on_from_other_base_points_and_finds_the_rest(m2, monkeypatch):
+    # fault injection: monodromy at the first base point keeps two points fewer than it found (as where solutions
+    # in clusters near infinity lie within double precision's noise of each other and are kept as one); without a
+    # hint the points at X0 stay short of the count, with the count as a hint monodromy goes on from another base
+    # point and finds all of them: as many as the two primes count
+    import dataclasses
+
+    from m2bridge.homotopy import pipeline
+    from m2bridge.metric.boundary_points import all_points
+
+    arch = LightningAttention((2, 2), 2, 2)
+    g, ys = boundary_polynomial(arch, random_classifier(arch, 4))
+    both = hypersurface_count(g, 4, EYE(4), None, m2)
+    real = pipeline.monodromy
+
+    def short(*args, **kwargs):
+        result = real(*args, **kwargs)
+        return dataclasses.replace(result, points=result.points[2:])
+
+    monkeypatch.setattr(pipeline, "monodromy", short)
+    u = random_input(arch, 4).astype(float).ravel()
+    alone, _, _ = all_points(g, 4, None, u, np.random.default_rng(4), 120, pencil=False)
+    assert len(alone) <= both.value - 2
+    hinted, how, count = all_points(g, 4, None, u, np.random.default_rng(4), 120, pencil=False, hint=both.value)
+    assert len(hinted) == both.value == count.value and "more)" in how

@@ -230,6 +230,25 @@ class Box:
         return bool(gap.max() * (1 - 1e-15) > (self.radius + other.radius) * (1 + 1e-15))
 
 
+def repeated(boxes: Sequence[Box]) -> np.ndarray:
+    """Which boxes hold the same solution as an earlier one: a certified box holds exactly one solution, so two
+    certified boxes that meet hold the same one (the later is marked). Points that double precision cannot tell
+    apart (solutions far out whose distance is near their Newton noise) are told apart this way, or merged."""
+    marked = np.zeros(len(boxes), dtype=bool)
+    if len(boxes) < 2:
+        return marked
+    C = np.array([b.center for b in boxes])
+    R = np.array([b.radius for b in boxes])
+    certified = np.array([b.certified for b in boxes])
+    for i in range(len(boxes) - 1):
+        if not certified[i] or marked[i]:
+            continue
+        gap = np.maximum(np.abs(C[i + 1:].real - C[i].real), np.abs(C[i + 1:].imag - C[i].imag)).max(axis=1)
+        meet = gap <= (R[i + 1:] + R[i]) * (1 + 1e-15)
+        marked[i + 1:] |= meet & certified[i + 1:]
+    return marked
+
+
 def all_disjoint(boxes: Sequence[Box]) -> bool:
     """Whether the boxes are pairwise disjoint (so their solutions are distinct)."""
     if len(boxes) < 2:

@@ -24,6 +24,7 @@ class Solved:
     trace: TraceTest
     ends: np.ndarray  # the solutions tracked to the target (paths that failed left out)
     solve_seconds: float  # the time of monodromy and the trace tests, before the tracking to the target
+    base: np.ndarray  # the parameter point where monodromy's points lie (Re u0 where it moved there)
 
 
 def solve_and_track(system: Any, start: np.ndarray, u0: np.ndarray, u: np.ndarray | None, rng: np.random.Generator,
@@ -70,4 +71,4 @@ def solve_and_track(system: Any, start: np.ndarray, u0: np.ndarray, u: np.ndarra
     solve_seconds = budget.elapsed()
     ends = (track_all(system, result.points, u0, np.asarray(u, dtype=complex), rng) if u is not None else
             np.zeros((0, system.unknowns), dtype=complex))
-    return Solved(result, trace, ends, solve_seconds)
+    return Solved(result, trace, ends, solve_seconds, u0)

@@ -240,12 +240,14 @@ def _track_numpy(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, mi
 
 
 def track_all(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
-              rng: np.random.Generator, max_steps: int = 2000, tries: int = 6) -> np.ndarray:
+              rng: np.random.Generator, max_steps: int = 2000, tries: int = 6, strict: bool = False) -> np.ndarray:
     """The distinct end points of the solutions X0 tracked from ua to ub. Paths that fail on the straight segment,
     and paths whose ends meet another's (one of them jumped: among tens of thousands of paths it happens), are
     tracked again through a random complex midpoint, up to ``tries`` times. Between two real points the first try
     goes through such a midpoint too: a real segment crosses the real discriminant, where real solutions meet and
-    paths may swap or merge. Ends that still meet are one point (a singular end, or a jump on every route)."""
+    paths may swap or merge. Ends that still meet are one point (a singular end, or a jump on every route); with
+    ``strict``, only ends that agree to 1e-12 of their size are: the caller tells the others apart by a proof
+    (:func:`.krawczyk.repeated`), where double precision cannot."""
     ua, ub = np.asarray(ua), np.asarray(ub)
     scale = max(1.0, float(np.abs(ub).max()))
 
@@ -270,4 +272,6 @@ def track_all(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
         good &= np.isfinite(Y).all(axis=1)
         ends[redo[good]], ok[redo] = Y[good], good
     arrived = ends[ok]
+    if strict:
+        return new_points(np.zeros((0, system.unknowns)), arrived, tol=1e-12)
     return new_points(np.zeros((0, system.unknowns)), arrived, noise=noise(system, arrived, ub))

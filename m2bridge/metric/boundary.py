@@ -120,8 +120,8 @@ def singular_free_ball(g: sympy.Expr, ys: list, u: np.ndarray, r: float, budget:
     proved or why not: a Positivstellensatz identity of degree 2 for g and grad g (any number of variables,
     a fraction of a second), else interval arithmetic on grad g over pieces of the ball (``budget`` pieces,
     half of ``time_limit``: enough in a few variables), else an identity of degree 4 (what is left of
-    ``time_limit`` for its semidefinite program; tens of seconds in twelve variables). Every proof is checked exactly (rational or interval
-    arithmetic)."""
+    ``time_limit`` for its semidefinite program; tens of seconds in twelve variables). Every proof is checked
+    exactly (rational or interval arithmetic)."""
     poly = _exponent_dict(g, ys)
     polys = [poly] + [derivative(poly, i) for i in range(len(ys))]
     center, radius = [Fraction(float(v)) for v in u], Fraction(float(r))

@@ -25,16 +25,8 @@ from m2bridge.deadline import Budget
 from m2bridge.errors import ArchitectureError, M2Timeout
 from m2bridge.exact.counts import Count, hypersurface_count
 from m2bridge.fields import SMALL_PRIME
-from m2bridge.homotopy import DistanceSystem, seed
-from m2bridge.homotopy.krawczyk import (
-    Box,
-    all_disjoint,
-    distance_enclosure,
-    krawczyk,
-    lagrange_system,
-)
-from m2bridge.homotopy.monodromy import MonodromyOptions, monodromy
-from m2bridge.homotopy.pipeline import solve_and_track
+from m2bridge.homotopy import DistanceSystem
+from m2bridge.homotopy.krawczyk import all_disjoint, distance_enclosure, repeated
 from m2bridge.homotopy.tracker import current_workers
 from m2bridge.metric.boundary import (
     degeneracy,
@@ -49,8 +41,8 @@ from m2bridge.metric.classifier import (
     random_classifier,
     random_input,
 )
+from m2bridge.metric.boundary_points import all_points, beside_one_prime, certify_points
 from m2bridge.metric.data import DataError
-from m2bridge.metric.engine import monodromy_count
 from m2bridge.network import AttentionNetwork
 from m2bridge.results import Status, weakest
 
@@ -138,7 +130,8 @@ class RobustnessReport:
             value += f" (in [{r['enclosure'][0]:.12g}, {r['enclosure'][1]:.12g}])"
         lines.append(f"  radius: {value} ({r['certificate']})")
         if r.get("lower_bound"):
-            lines.append(f"  radius at least {r['lower_bound']['value']:.10g} (proved: {r['lower_bound']['certificate']})")
+            below = r["lower_bound"]
+            lines.append(f"  radius at least {below['value']:.10g} (proved: {below['certificate']})")
         if self.attack_summary:
             a = self.attack_summary
             lines.append(f"  gradient attack ({a['runs']} starts): found the nearest point in {a['found']}, "
@@ -158,62 +151,6 @@ def _local_min(system: DistanceSystem, x: np.ndarray) -> bool:
     return bool(np.linalg.eigvalsh(tangent.T @ hess @ tangent).min() > 0)
 
 
-def _all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: np.random.Generator,
-                seconds: float | None = None, pencil: bool = True) -> tuple[np.ndarray, str, Count]:
-    """Every critical point for the real point u: monodromy at a random point (seeded on every component over CC), to
-    ``target`` solutions when an exact count is known, else until a fresh loop brings nothing new and the trace test
-    passes (while it fails, on until 8 more fresh loops in a row bring nothing, and then the trace test along a
-    pencil of quadrics, which holds where points escape to infinity: :mod:`..homotopy.pencil`); then tracked to u,
-    and where paths were lost on the way and the number due is known (the exact count, or the points the trace test
-    certified), monodromy at u itself goes on from those that arrived. No new loop after ``seconds`` (the points so
-    far are a lower bound). ``pencil`` False (a count modulo one prime will check the points instead): no trace
-    test along a pencil, twice the patience along the line, and paths lost on the way to u made up for up to the
-    number found at u0 whatever the trace test says. Returns the points, how, and the monodromy count with its
-    certificate (the trace test)."""
-    budget = Budget(seconds)
-    system = DistanceSystem(g, n)
-    X, u0 = seed(system, rng)
-    seeding = budget.elapsed()
-    options = MonodromyOptions(target=target, stall=1 if target is None else 60, seconds=seconds)
-    patience = 0 if target is not None else 8 if pencil else 16
-    solved = solve_and_track(system, X, u0, u, rng, options, patience=patience, pencil=pencil)
-    count = monodromy_count(solved, seeding + solved.solve_seconds)
-    ends, how = solved.ends, f"{count.method}, tracked to X0"
-    due = target if target is not None else len(solved.monodromy.points) if solved.trace.passed or not pencil \
-        else None
-    if due is not None and 0 < len(ends) < due and not budget.expired:
-        more = monodromy(system, ends, np.asarray(u, dtype=complex), rng, target=due, stall=25,
-                         seconds=budget.left(1.0))
-        how += (f"; {due - len(ends)} paths did not arrive, so monodromy at X0 went on from the {len(ends)} that "
-                f"did: {len(more.points)} after {more.loops} loops ({more.paths} paths)")
-        ends = more.points
-    return ends, how, count
-
-
-def _beside_one_prime(one_prime: Count, mono: Count, proved_points: int, proved: bool) -> Count:
-    """The ED degree from the count modulo one prime (``heuristic``) and monodromy's points at X0, found without that
-    count. Where the points, as many as the prime's count, are each proved by interval Newton in disjoint boxes, the
-    ED degree is at least their number (an isolated nonsingular solution at X0 continues to every nearby data point,
-    where the Lagrange system's solutions are the critical points) and the count modulo the prime at a random point
-    says no more: verified (and no other critical point at X0, whose isolated solutions number at most the ED degree).
-    Unreliable where monodromy found more than the prime's count, else a lower bound."""
-    value, found = one_prime.value or 0, max(mono.value or 0, proved_points)
-    method = f"{mono.method}; {one_prime.method}"
-    seconds = one_prime.seconds + mono.seconds
-    if found > value:
-        return Count(found, method, f"unreliable: monodromy found {found} points against {value} counted modulo one "
-                     "prime", one_prime.per_prime, seconds, status=Status.UNRELIABLE)
-    if proved and proved_points == value:
-        return Count(value, method, f"verified: the {value} critical points at X0 are proved by interval Newton in "
-                     "disjoint boxes (so the ED degree is at least that: each continues to generic data) and the "
-                     f"count modulo one prime at a random point is {value}: two independent computations agree "
-                     "(monodromy searched without that count)", one_prime.per_prime, seconds, status=Status.VERIFIED)
-    return Count(found, method, f"lower bound: {proved_points} critical points at X0 "
-                 + ("proved by interval Newton" if proved else "found (not all proved by interval Newton)")
-                 + f" against {value} counted modulo one prime ({mono.certificate})", one_prime.per_prime, seconds,
-                 status=Status.LOWER_BOUND)
-
-
 def _singular_locus(g: sympy.Expr, ys: list, arch: AttentionNetwork, clf: Classifier, m2: Macaulay2,
                     seconds: float | None) -> dict[str, Any]:
     """The singular locus (:func:`.boundary.singular_locus_of`) in ``seconds`` (below 1: none left), or why not."""
@@ -224,35 +161,6 @@ def _singular_locus(g: sympy.Expr, ys: list, arch: AttentionNetwork, clf: Classi
     except M2Timeout:
         return {"dimension": None, "degree": None, "contains": [],
                 "method": f"not computed: ran past the {seconds:.0f} s left of --timeout"}
-
-
-def _certify(f: sympy.Expr, n: int, G: list, pts: np.ndarray, x0: list[Fraction], seconds: float | None
-             ) -> tuple[list, int]:
-    """A Krawczyk box for every point: real ones (y nearly real) in boxes symmetric about the real space, and
-    first. Points that ``seconds`` do not reach get an uncertified box of radius 0; their number is returned
-    beside the boxes."""
-    interval = lagrange_system(f, n, G, x0)
-    due = None if seconds is None else time.monotonic() + seconds
-    boxes: list = [None] * len(pts)
-
-    def nearly_real(x: np.ndarray) -> bool:
-        y = x[:n]
-        return bool(np.abs(y.imag).max() <= 1e-6 * max(1.0, float(np.abs(y).max())))
-
-    unreached = 0
-    for i in sorted(range(len(pts)), key=lambda i: not nearly_real(pts[i])):
-        x = pts[i]
-        if due is not None and time.monotonic() > due:
-            boxes[i] = Box(np.asarray(x), 0.0, False, None)
-            unreached += 1
-            continue
-        if nearly_real(x):
-            box = krawczyk(interval, x, real=True)
-            if box.certified:
-                boxes[i] = box
-                continue
-        boxes[i] = krawczyk(interval, x)
-    return boxes, unreached
 
 
 def attack(g: sympy.Expr, n: int, X0: np.ndarray, runs: int, seed: int, radius: float | None
@@ -311,7 +219,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     quarters where no exact count follows it), less a twentieth kept for the report itself, and a count or test that
     the time left does not reach is reported as not computed, not lost with the rest. In "auto", a second prime
     that would end past the count's share is not started: monodromy's points, found without that count and proved
-    by interval Newton at X0, are then checked against the one prime's (:func:`_beside_one_prime`)."""
+    by interval Newton at X0, are then checked against the one prime's (:func:`beside_one_prime`)."""
     if method not in ("auto", "exact", "monodromy"):
         raise ArchitectureError(f"method must be auto, exact or monodromy, got {method!r}")
     if arch.softmax:
@@ -356,7 +264,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
             return None
         seconds = limit(0.6 if method == "auto" else 1.0)
         # in "auto", a second prime that would run past the time is not started: one prime's count is then what
-        # monodromy's points are checked against (_beside_one_prime)
+        # monodromy's points are checked against (beside_one_prime)
         deadline = time.monotonic() + seconds if method == "auto" and seconds is not None else None
         try:
             got = hypersurface_count(h, n, identity, at, m2, timeout=seconds, seed=seed, threads=current_workers(),
@@ -382,23 +290,30 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
         exact_count = count_exact(f)
         one_prime = exact_count if exact_count and exact_count.status is Status.HEURISTIC else None
         exact_count = None if one_prime else exact_count  # monodromy then stops by its own rule, not at that count
-        pts, how, mono = _all_points(f, n, exact_count.value if exact_count else None, u, rng,
-                                     limit(0.5 if exact else 0.75), pencil=one_prime is None)  # the rest: proofs
+        pts, how, mono = all_points(f, n, exact_count.value if exact_count else None, u, rng,
+                                     limit(0.5 if exact else 0.75), pencil=one_prime is None,
+                                     hint=one_prime.value if one_prime else None)  # the rest: proofs
         methods.append(how)
         count = exact_count or mono
-        if exact_count and mono.value != exact_count.value:
-            count = Count(max(mono.value, exact_count.value or 0), f"{exact_count.method}; {mono.method}",
+        if exact_count and mono.value > (exact_count.value or 0):  # more points than the count: one of them is wrong
+            count = Count(mono.value, f"{exact_count.method}; {mono.method}",
                           f"unreliable: monodromy found {mono.value} points against {exact_count.value} counted "
                           "modulo primes", exact_count.per_prime, exact_count.seconds + mono.seconds,
                           status=Status.UNRELIABLE)
+        elif exact_count and mono.value < (exact_count.value or 0):  # the search fell short, the count stands
+            notes.append(f"monodromy found {mono.value} of the {exact_count.value} critical points the primes count")
         at_x0 = count_exact(f, x0)
-        boxes, unreached = _certify(f, n, identity, pts, x0, limit(0.6))
+        boxes, unreached = certify_points(f, n, identity, pts, x0, limit(0.6))
+        same = repeated(boxes)
+        if same.any():  # ends that double precision did not tell apart and the proof says are one solution
+            pts, boxes = pts[~same], [b for b, s in zip(boxes, same) if not s]
+            notes.append(f"{int(same.sum())} ends at X0 were the same solution as another (certified boxes that meet)")
         if unreached:
             notes.append(f"{unreached} of the {len(pts)} points at X0 were not tried by interval Newton: the time "
                          "ran out (--timeout); the real-looking ones were tried first")
         distinct = all_disjoint(boxes)
         if one_prime is not None:
-            count = _beside_one_prime(one_prime, mono, len(pts), distinct and all(b.certified for b in boxes))
+            count = beside_one_prime(one_prime, mono, len(pts), distinct and all(b.certified for b in boxes))
         decided = all(b.certified and b.real is not None for b in boxes)
         complete = (count.value == len(pts) and count.status.certain and distinct
                     and decided and (at_x0 is None or (at_x0.value == len(pts) and at_x0.status.certain)))

@@ -1,0 +1,152 @@
+"""The critical points of the distance from one input to a decision boundary: found by monodromy (to an exact
+count, by the trace test, or beside a count modulo one prime, moving to other base points while below it), tracked
+to the input, proved by Krawczyk boxes at it, and the ED degree they and the count give together."""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+
+import numpy as np
+import sympy
+
+from m2bridge.deadline import Budget
+from m2bridge.exact.counts import Count
+from m2bridge.homotopy import DistanceSystem, seed
+from m2bridge.homotopy.dedup import new_points
+from m2bridge.homotopy.krawczyk import Box, krawczyk, lagrange_system
+from m2bridge.homotopy.monodromy import MonodromyOptions, monodromy
+from m2bridge.homotopy.pipeline import solve_and_track
+from m2bridge.homotopy.tracker import track_all
+from m2bridge.metric.engine import monodromy_count
+from m2bridge.results import Status
+
+
+def all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: np.random.Generator,
+                seconds: float | None = None, pencil: bool = True, hint: int | None = None
+                ) -> tuple[np.ndarray, str, Count]:
+    """Every critical point for the real point u: monodromy at a random point (seeded on every component over CC), to
+    ``target`` solutions when an exact count is known, else until a fresh loop brings nothing new and the trace test
+    passes (while it fails, on until 8 more fresh loops in a row bring nothing, and then the trace test along a
+    pencil of quadrics, which holds where points escape to infinity: :mod:`..homotopy.pencil`); then tracked to u,
+    and where paths were lost on the way and the number due is known (the exact count, or the points the trace test
+    certified), monodromy at u itself goes on from those that arrived. No new loop after ``seconds`` (the points so
+    far are a lower bound). ``pencil`` False (a count modulo one prime will check the points instead): no trace
+    test along a pencil, twice the patience along the line, and paths lost on the way to u made up for up to the
+    number found at u0 whatever the trace test says. ``hint`` (that count): while monodromy has stopped below it
+    (or below ``target``), it goes on from other real base points (:func:`other_bases`); a hint only prolongs the
+    search, it never stops it. Returns the points, how, and the monodromy count with its certificate (the trace
+    test)."""
+    budget = Budget(seconds)
+    system = DistanceSystem(g, n)
+    X, u0 = seed(system, rng)
+    seeding = budget.elapsed()
+    options = MonodromyOptions(target=target, stall=1 if target is None else 16, seconds=seconds)  # then: other bases
+    patience = 0 if target is not None else 8 if pencil else 16
+    goal = target if target is not None else hint
+    solved = solve_and_track(system, X, u0, None if goal else u, rng, options, patience=patience, pencil=pencil)
+    count = monodromy_count(solved, seeding + solved.solve_seconds)
+    ends, how = solved.ends, f"{count.method}, tracked to X0"
+    due = target if target is not None else len(solved.monodromy.points) if solved.trace.passed or not pencil \
+        else None
+    if goal:
+        points, base, bases, loops, paths = other_bases(system, solved.monodromy.points, solved.base, goal, rng,
+                                                        budget, target)
+        if bases:
+            count = Count(len(points), f"monodromy ({solved.monodromy.loops + loops} loops, "
+                          f"{solved.monodromy.paths + paths} paths; {len(solved.monodromy.points)} points at the "
+                          f"first base point, {len(points)} after {bases} more)",
+                          "lower bound: no trace test at the other base points", {}, budget.elapsed(),
+                          status=Status.LOWER_BOUND)
+            how = f"{count.method}, tracked to X0"
+        due = target if target is not None else len(points)
+        # ends kept apart unless identical: the Krawczyk boxes at X0 tell them apart (krawczyk.repeated)
+        ends = track_all(system, points, base, np.asarray(u, dtype=complex), rng, strict=True)
+    if due is not None and 0 < len(ends) < due and not budget.expired:
+        more = monodromy(system, ends, np.asarray(u, dtype=complex), rng, target=due, stall=25,
+                         seconds=budget.left(1.0))
+        how += (f"; {due - len(ends)} paths did not arrive, so monodromy at X0 went on from the {len(ends)} that "
+                f"did: {len(more.points)} after {more.loops} loops ({more.paths} paths)")
+        ends = np.vstack([ends, new_points(ends, more.points, tol=1e-12)]) if goal else more.points
+    return ends, how, count
+
+
+OTHER_BASES = 4  # the most base points monodromy moves to while it is below a count
+
+
+def other_bases(system: DistanceSystem, points: np.ndarray, base: np.ndarray, goal: int, rng: np.random.Generator,
+                budget: Budget, target: int | None = None) -> tuple[np.ndarray, np.ndarray, int, int, int]:
+    """While monodromy's points are fewer than ``goal``: track them to another random real base point of the same
+    size (a path each) and go on with monodromy there, to ``target`` (an exact count; 25 quiet fresh loops at most)
+    or, without one, until 8 fresh loops in a row find nothing. Where a base point's
+    solutions include clusters near infinity (about a fifth of the twelve-variable boundaries' critical points lie at
+    10^5 to 10^9 times the data's size), solutions of one cluster lie within double precision's noise of each other
+    and are kept as one; at another base point the clusters differ. Returns the most points found and their base
+    point, the number of other base points, loops and paths."""
+    best, best_base = points, base
+    bases = loops = paths = 0
+    size = float(np.linalg.norm(base))
+    while len(best) < goal and bases < OTHER_BASES and not budget.expired:
+        other = (rng.standard_normal(system.n) * size / np.sqrt(system.n)).astype(complex)
+        moved = track_all(system, best, best_base, other, rng)
+        result = monodromy(system, moved, other, rng, target=target, stall=8 if target is None else 25,
+                           seconds=budget.left(1.0))
+        bases, loops, paths = bases + 1, loops + result.loops, paths + len(best) + result.paths
+        if len(result.points) > len(best):
+            best, best_base = result.points, other
+    return best, best_base, bases, loops, paths
+
+
+def beside_one_prime(one_prime: Count, mono: Count, proved_points: int, proved: bool) -> Count:
+    """The ED degree from the count modulo one prime (``heuristic``) and monodromy's points at X0, found by its own
+    stopping rule (the count only prolongs the search). Where the points, as many as the prime's count, are each
+    proved by interval Newton in disjoint boxes, the ED degree is at least their number (an isolated nonsingular
+    solution at X0 continues to every nearby data point, where the Lagrange system's solutions are the critical
+    points) and the count modulo the prime at a random point says no more: verified (and no other critical point at
+    X0, whose isolated solutions number at most the ED degree). Unreliable where monodromy found more than the
+    prime's count, else a lower bound."""
+    value, found = one_prime.value or 0, max(mono.value or 0, proved_points)
+    method = f"{mono.method}; {one_prime.method}"
+    seconds = one_prime.seconds + mono.seconds
+    if found > value:
+        return Count(found, method, f"unreliable: monodromy found {found} points against {value} counted modulo one "
+                     "prime", one_prime.per_prime, seconds, status=Status.UNRELIABLE)
+    if proved and proved_points == value:
+        return Count(value, method, f"verified: the {value} critical points at X0 are proved by interval Newton in "
+                     "disjoint boxes (so the ED degree is at least that: each continues to generic data) and the "
+                     f"count modulo one prime at a random point is {value}: two independent computations agree "
+                     "(monodromy stopped by its own rule; below that count it only went on from other base points)",
+                     one_prime.per_prime, seconds, status=Status.VERIFIED)
+    return Count(found, method, f"lower bound: {proved_points} critical points at X0 "
+                 + ("proved by interval Newton" if proved else "found (not all proved by interval Newton)")
+                 + f" against {value} counted modulo one prime ({mono.certificate})", one_prime.per_prime, seconds,
+                 status=Status.LOWER_BOUND)
+
+
+def certify_points(f: sympy.Expr, n: int, G: list, pts: np.ndarray, x0: list[Fraction], seconds: float | None
+             ) -> tuple[list, int]:
+    """A Krawczyk box for every point: real ones (y nearly real) in boxes symmetric about the real space, and
+    first. Points that ``seconds`` do not reach get an uncertified box of radius 0; their number is returned
+    beside the boxes."""
+    interval = lagrange_system(f, n, G, x0)
+    due = None if seconds is None else time.monotonic() + seconds
+    boxes: list = [None] * len(pts)
+
+    def nearly_real(x: np.ndarray) -> bool:
+        y = x[:n]
+        return bool(np.abs(y.imag).max() <= 1e-6 * max(1.0, float(np.abs(y).max())))
+
+    unreached = 0
+    for i in sorted(range(len(pts)), key=lambda i: not nearly_real(pts[i])):
+        x = pts[i]
+        if due is not None and time.monotonic() > due:
+            boxes[i] = Box(np.asarray(x), 0.0, False, None)
+            unreached += 1
+            continue
+        if nearly_real(x):
+            box = krawczyk(interval, x, real=True)
+            if box.certified:
+                boxes[i] = box
+                continue
+        boxes[i] = krawczyk(interval, x)
+    return boxes, unreached

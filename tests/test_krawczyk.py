@@ -217,3 +217,14 @@ def test_the_preconditioner_is_the_inverse_jacobian_at_the_refined_center_not_at
     point = np.array(ILL_CONDITIONED_POINT)
     box = krawczyk(system, point, most=106)
     assert box.certified and box.real is False and _newton_ends_in(box, g, ys, x0, point)
+
+
+def test_certified_boxes_that_meet_hold_one_solution_and_the_later_is_marked_repeated():
+    # a certified box holds exactly one solution: two that meet hold the same one; an uncertified box proves nothing
+    # and is never marked, nor marks another
+    from m2bridge.homotopy.krawczyk import Box, repeated
+
+    c = np.array([1.0 + 2.0j, -3.0 + 0.5j])
+    boxes = [Box(c, 1e-3, True, None), Box(c + 1e-4, 1e-3, True, None), Box(c + 1.0, 1e-3, True, None),
+             Box(c, 1e-3, False, None), Box(c + 1.0 + 5e-4j, 1e-3, True, None)]
+    assert repeated(boxes).tolist() == [False, True, False, False, True]

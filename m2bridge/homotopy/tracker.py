@@ -270,7 +270,8 @@ def track_all(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
         redo = np.nonzero(again)[0]
         Y, good = detour(X0[redo])
         good &= np.isfinite(Y).all(axis=1)
-        ends[redo[good]], ok[redo] = Y[good], good
+        ends[redo[good]] = Y[good]
+        ok[redo] |= good  # a retry that fails keeps an end that had arrived
     arrived = ends[ok]
     if strict:
         return new_points(np.zeros((0, system.unknowns)), arrived, tol=1e-12)

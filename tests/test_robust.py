@@ -334,8 +334,8 @@ def test_one_primes_count_and_the_proved_points_verify_the_ed_degree_and_a_point
 def test_below_a_counts_hint_monodromy_goes_on_from_other_base_points_and_finds_the_rest(m2, monkeypatch):
     # fault injection: monodromy at the first base point keeps two points fewer than it found (as where solutions
     # in clusters near infinity lie within double precision's noise of each other and are kept as one); without a
-    # hint the points at X0 stay short of the count, with the count as a hint monodromy goes on from another base
-    # point and finds all of them: as many as the two primes count
+    # hint the points at X0 stay short of the count, with the count as a hint monodromy goes on (at X0, then from
+    # other base points) and finds all of them: as many as the two primes count
     import dataclasses
 
     from m2bridge.homotopy import pipeline
@@ -355,4 +355,4 @@ def test_below_a_counts_hint_monodromy_goes_on_from_other_base_points_and_finds_
     alone, _, _ = all_points(g, 4, None, u, np.random.default_rng(4), 120, pencil=False)
     assert len(alone) <= both.value - 2
     hinted, how, count = all_points(g, 4, None, u, np.random.default_rng(4), 120, pencil=False, hint=both.value)
-    assert len(hinted) == both.value == count.value and "more)" in how
+    assert len(hinted) == both.value and ("more)" in how or "monodromy at X0 went on" in how)

@@ -81,7 +81,7 @@ def _interval_excludes(g: sympy.Expr, ys: list, u: np.ndarray, r: float, budget:
 
     def excluded(lo: np.ndarray, hi: np.ndarray) -> bool:
         nearest = np.clip(u, lo, hi)
-        if np.linalg.norm(nearest - u) > r:
+        if np.linalg.norm(nearest - u) > r * (1 + 1e-12):  # with slack for the float norm's rounding
             return True
         box = [iv.mpf([float(a), float(b)]) for a, b in zip(lo, hi)]
         for poly in grads:
@@ -96,7 +96,7 @@ def _interval_excludes(g: sympy.Expr, ys: list, u: np.ndarray, r: float, budget:
                 return True
         return False
 
-    stack = [(u - r, u + r)]
+    stack = [(np.nextafter(u - r, -np.inf), np.nextafter(u + r, np.inf))]  # rounded outwards: it holds the ball
     seen = 0
     due = None if seconds is None else time.monotonic() + seconds
     while stack:
@@ -145,11 +145,13 @@ def singular_free_ball(g: sympy.Expr, ys: list, u: np.ndarray, r: float, budget:
 
 def proved_lower_radius(g: sympy.Expr, ys: list, u: np.ndarray, r: float, time_limit: float | None,
                         threads: int = 1, tries: int = 4) -> tuple[float, str] | None:
-    """The largest fraction of r (from 0.9 r, at most ``tries`` identities within
+    """A fraction of r (from 0.9 r, at most ``tries`` identities within
     ``time_limit`` seconds) within which no real point of g = 0 lies around u, proved by a Positivstellensatz
     identity of degree 4 in g checked in rational arithmetic (after a proof, bisection towards r; before one,
     a quarter less each time); None when none is proved. A lower bound on the
     distance from u to the boundary that needs no count of critical points."""
+    if not np.isfinite(r) or r <= 0:
+        return None
     poly = _exponent_dict(g, ys)
     center = [Fraction(float(v)) for v in u]
     t0 = time.monotonic()

@@ -16,8 +16,8 @@ from m2bridge.homotopy import DistanceSystem, seed
 from m2bridge.homotopy.dedup import new_points
 from m2bridge.homotopy.krawczyk import Box, krawczyk, lagrange_system
 from m2bridge.homotopy.monodromy import MonodromyOptions, monodromy
-from m2bridge.homotopy.pipeline import solve_and_track
-from m2bridge.homotopy.tracker import track_all
+from m2bridge.homotopy.pipeline import Solved, solve_and_track
+from m2bridge.homotopy.tracker import noise, track_all
 from m2bridge.metric.engine import monodromy_count
 from m2bridge.results import Status
 
@@ -50,24 +50,43 @@ def all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: np
     due = target if target is not None else len(solved.monodromy.points) if solved.trace.passed or not pencil \
         else None
     if goal:
-        points, base, bases, loops, paths = other_bases(system, solved.monodromy.points, solved.base, goal, rng,
-                                                        budget, target)
-        if bases:
-            count = Count(len(points), f"monodromy ({solved.monodromy.loops + loops} loops, "
-                          f"{solved.monodromy.paths + paths} paths; {len(solved.monodromy.points)} points at the "
-                          f"first base point, {len(points)} after {bases} more)",
-                          "lower bound: no trace test at the other base points", {}, budget.elapsed(),
-                          status=Status.LOWER_BOUND)
-            how = f"{count.method}, tracked to X0"
-        due = target if target is not None else len(points)
-        # ends kept apart unless identical: the Krawczyk boxes at X0 tell them apart (krawczyk.repeated)
-        ends = track_all(system, points, base, np.asarray(u, dtype=complex), rng, strict=True)
+        return _toward(system, solved, goal, target, u, rng, budget, how, count)
     if due is not None and 0 < len(ends) < due and not budget.expired:
         more = monodromy(system, ends, np.asarray(u, dtype=complex), rng, target=due, stall=25,
                          seconds=budget.left(1.0))
         how += (f"; {due - len(ends)} paths did not arrive, so monodromy at X0 went on from the {len(ends)} that "
                 f"did: {len(more.points)} after {more.loops} loops ({more.paths} paths)")
-        ends = np.vstack([ends, new_points(ends, more.points, tol=1e-12)]) if goal else more.points
+        ends = more.points
+    return ends, how, count
+
+
+def _toward(system: DistanceSystem, solved: Solved, goal: int, target: int | None, u: np.ndarray,
+            rng: np.random.Generator, budget: Budget, how: str, count: Count) -> tuple[np.ndarray, str, Count]:
+    """Below ``goal`` after the first base point: the points tracked to X0 (kept apart unless identical: the
+    Krawczyk boxes there tell them apart, krawczyk.repeated), monodromy at X0 itself with half the time left (its
+    points need no more tracking), then other base points (:func:`other_bases`) and their points tracked to X0."""
+    U = np.asarray(u, dtype=complex)
+    first = solved.monodromy.points
+    ends = track_all(system, first, solved.base, U, rng, strict=True)
+
+    def joined(ends: np.ndarray, more: np.ndarray) -> np.ndarray:  # points of another search: merged as usual
+        return np.vstack([ends, new_points(ends, more, noise=noise(system, more, U))]) if len(more) else ends
+
+    if len(ends) < goal and not budget.expired:
+        more = monodromy(system, ends, U, rng, target=target, stall=8 if target is None else 25,
+                         seconds=budget.left(1.0) / 2)
+        before, ends = len(ends), joined(ends, more.points)
+        how += (f"; {len(first) - before} paths did not arrive and monodromy at X0 went on from the {before} that "
+                f"did: {len(ends)} after {more.loops} loops ({more.paths} paths)")
+    if len(ends) < goal and not budget.expired:
+        points, base, bases, loops, paths = other_bases(system, first, solved.base, goal, rng, budget, target)
+        if len(points) > len(first):
+            ends = joined(ends, track_all(system, points, base, U, rng, strict=True))
+        count = Count(max(len(points), len(first)), f"monodromy ({solved.monodromy.loops + loops} loops, "
+                      f"{solved.monodromy.paths + paths} paths; {len(first)} points at the first base point, "
+                      f"{len(points)} after {bases} more)", "lower bound: no trace test at the other base points",
+                      {}, budget.elapsed(), status=Status.LOWER_BOUND)
+        how += f"; {count.method}, tracked to X0: {len(ends)}"
     return ends, how, count
 
 

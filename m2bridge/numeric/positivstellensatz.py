@@ -259,7 +259,7 @@ def ball_excludes(polys: Sequence[Mapping[Monomial, Fraction]], center: Sequence
                                None)
     program = _Program(zpolys, n, degree)
     x, status = program.solve(time_limit, threads)
-    if x is None:
+    if x is None or not np.all(np.isfinite(x)):
         return fail(f"the semidefinite program of degree {degree} ended {status}")
     if x[0] <= 0:
         return fail(f"the semidefinite program found no certificate of degree {degree} (best margin {x[0]:.3g} <= 0)")

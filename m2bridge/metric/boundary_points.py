@@ -76,7 +76,7 @@ def _toward(system: DistanceSystem, solved: Solved, goal: int, target: int | Non
         more = monodromy(system, ends, U, rng, target=target, stall=8 if target is None else 25,
                          seconds=budget.left(1.0) / 2)
         before, ends = len(ends), joined(ends, more.points)
-        how += (f"; {len(first) - before} paths did not arrive and monodromy at X0 went on from the {before} that "
+        how += (f"; {len(first) - before} paths did not arrive, so monodromy at X0 went on from the {before} that "
                 f"did: {len(ends)} after {more.loops} loops ({more.paths} paths)")
     if len(ends) < goal and not budget.expired:
         points, base, bases, loops, paths = other_bases(system, first, solved.base, goal, rng, budget, target)

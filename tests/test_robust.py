@@ -356,3 +356,24 @@ def test_below_a_counts_hint_monodromy_goes_on_from_other_base_points_and_finds_
     assert len(alone) <= both.value - 2
     hinted, how, count = all_points(g, 4, None, u, np.random.default_rng(4), 120, pencil=False, hint=both.value)
     assert len(hinted) == both.value and ("more)" in how or "monodromy at X0 went on" in how)
+
+
+def test_a_count_at_x0_that_could_not_end_in_its_share_is_not_started(m2, monkeypatch):
+    # fault injection: the count at a random point reports that it took a day; in "auto" the count at X0, the same
+    # system, is then not started (it would only run out its share), and the report says so
+    from m2bridge.exact.counts import Count
+    from m2bridge.metric import robust
+
+    real, calls = robust.hypersurface_count, []
+
+    def slow(*args, **kwargs):
+        calls.append(args[3])
+        got = real(*args, **kwargs)
+        return Count(got.value, got.method, got.certificate, got.per_prime, 86400.0, status=got.status)
+
+    monkeypatch.setattr(robust, "hypersurface_count", slow)
+    arch = LightningAttention((2, 1), 2, 2)
+    report = robustness_report(arch, seed=0, runs=0, m2=m2, timeout=300)
+    assert calls and all(at is None for at in calls)  # the count at a random point only
+    assert any("the count at X0 was not started" in note for note in report.notes)
+    assert report.ed_degree.value == 12

@@ -101,10 +101,28 @@ def _degree(poly: Mapping[Monomial, Fraction]) -> int:
     return max((sum(m) for m in poly), default=0)
 
 
-def _dyadic(x: float, scale: float) -> Fraction:
-    """x rounded to a multiple of 2^-DYADIC_BITS * scale's power of two (exact as a Fraction)."""
-    unit = 2.0 ** (int(np.ceil(np.log2(scale))) - DYADIC_BITS) if scale > 0 else 2.0 ** -DYADIC_BITS
-    return Fraction(round(x / unit)) * Fraction(unit)
+def _dyadic_integers(values: np.ndarray) -> tuple[list[list[int]], int]:
+    """The floats rounded to multiples of 2^e, e = DYADIC_BITS below the power of two of their largest size: the
+    integers (in the shape of ``values``, at most two dimensions) and e."""
+    values = np.atleast_2d(values)
+    scale = float(np.abs(values).max()) if values.size else 0.0
+    exponent = (int(np.ceil(np.log2(scale))) if scale > 0 else 0) - DYADIC_BITS
+    return [[int(round(v * 2.0 ** -exponent)) for v in row] for row in values], exponent
+
+
+def _subtract(into: Polynomial, poly: Mapping[Monomial, Fraction]) -> None:
+    for m, v in poly.items():
+        into[m] = into.get(m, Fraction(0)) - v
+
+
+def _ball(n: int) -> Polynomial:
+    """1 - |z|^2."""
+    ball: Polynomial = {(0,) * n: Fraction(1)}
+    for i in range(n):
+        e = [0] * n
+        e[i] = 2
+        ball[tuple(e)] = Fraction(-1)
+    return ball
 
 
 class _Program:
@@ -112,12 +130,10 @@ class _Program:
     coefficients, G1 >= 0, G0 - t I >= 0 and trace(G0) <= trace_bound."""
 
     def __init__(self, polys: list[Polynomial], n: int, degree: int):
-        self.n, self.degree = n, degree
         self.half = monomials(n, degree // 2)
         self.ball_half = monomials(n, degree // 2 - 1)
         self.index = {m: i for i, m in enumerate(monomials(n, degree))}
         self.mult_bases = [monomials(n, degree - _degree(p)) for p in polys]
-        self.polys = polys
         rows, cols, vals = [], [], []
         col = 1  # column 0 is t
         self.q_cols = []
@@ -130,13 +146,8 @@ class _Program:
                     vals.append(float(c))
             col += len(basis)
         one = (0,) * n
-        ball: dict[Monomial, float] = {one: 1.0}
-        for i in range(n):
-            e = [0] * n
-            e[i] = 2
-            ball[tuple(e)] = -1.0
         self.g1_col = col
-        col = self._gram(self.ball_half, ball, col, rows, cols, vals)
+        col = self._gram(self.ball_half, {m: float(c) for m, c in _ball(n).items()}, col, rows, cols, vals)
         self.g0_col = col
         col = self._gram(self.half, {one: 1.0}, col, rows, cols, vals)
         self.columns = col
@@ -206,9 +217,7 @@ def _sum_of_squares(factor: np.ndarray, basis: list[Monomial]) -> Polynomial:
     product in FLINT)."""
     from flint import fmpz_mat
 
-    scale = float(np.abs(factor).max()) or 1.0
-    exponent = int(np.ceil(np.log2(scale))) - DYADIC_BITS
-    integers = [[int(round(v * 2.0 ** -exponent)) for v in row] for row in factor]
+    integers, exponent = _dyadic_integers(factor)
     N = fmpz_mat(integers)
     S = N * N.transpose()
     unit = Fraction(2) ** (2 * exponent)
@@ -267,31 +276,20 @@ def ball_excludes(polys: Sequence[Mapping[Monomial, Fraction]], center: Sequence
     # exact part: the multipliers, sigma_1 from a rounded Cholesky factor, sigma_0 what the identity leaves
     leftover: Polynomial = {(0,) * n: Fraction(-1)}
     for p, basis, col in zip(zpolys, program.mult_bases, program.q_cols):
-        coeffs = x[col:col + len(basis)]
-        scale = float(np.abs(coeffs).max()) or 1.0
-        q = {b: _dyadic(v, scale) for b, v in zip(basis, coeffs)}
-        for m, v in _multiply(q, p).items():
-            leftover[m] = leftover.get(m, Fraction(0)) - v
+        integers, exponent = _dyadic_integers(x[col:col + len(basis)])
+        unit = Fraction(2) ** exponent
+        _subtract(leftover, _multiply({b: k * unit for b, k in zip(basis, integers[0])}, p))
     k1, k0 = len(program.ball_half), len(program.half)
     G1 = program.gram(x, program.g1_col, k1)
     L1 = _cholesky(G1 + 1e-12 * np.eye(k1) * max(1.0, np.abs(G1).max()))
     if L1 is None:
         return fail("the multiplier of the ball is not numerically positive semidefinite")
-    sigma1 = _sum_of_squares(L1, program.ball_half)
-    ball: Polynomial = {(0,) * n: Fraction(1)}
-    for i in range(n):
-        e = [0] * n
-        e[i] = 2
-        ball[tuple(e)] = Fraction(-1)
-    for m, v in _multiply(sigma1, ball).items():
-        leftover[m] = leftover.get(m, Fraction(0)) - v
+    _subtract(leftover, _multiply(_sum_of_squares(L1, program.ball_half), _ball(n)))
     G0 = program.gram(x, program.g0_col, k0)
     L0 = _cholesky(G0 - 0.5 * t * np.eye(k0))
     if L0 is None:
         return fail("the solver's Gram matrix less half its margin is not positive definite")
-    sigma0 = _sum_of_squares(L0, program.half)
-    for m, v in sigma0.items():
-        leftover[m] = leftover.get(m, Fraction(0)) - v
+    _subtract(leftover, _sum_of_squares(L0, program.half))
     # the remainder as a Gram matrix: even monomials on the diagonal, the others on one off-diagonal pair
     position = {}
     for j in range(k0):

@@ -230,6 +230,12 @@ class Box:
         return bool(gap.max() * (1 - 1e-15) > (self.radius + other.radius) * (1 + 1e-15))
 
 
+def _meet_later(C: np.ndarray, R: np.ndarray, i: int) -> np.ndarray:
+    """Which boxes after box i (centers C, radii R) are not apart from it, by :meth:`Box.disjoint`'s rule."""
+    gap = np.maximum(np.abs(C[i + 1:].real - C[i].real), np.abs(C[i + 1:].imag - C[i].imag)).max(axis=1)
+    return ~(gap * (1 - 1e-15) > (R[i + 1:] + R[i]) * (1 + 1e-15))
+
+
 def repeated(boxes: Sequence[Box]) -> np.ndarray:
     """Which boxes hold the same solution as an earlier one: a certified box holds exactly one solution, so two
     certified boxes that meet hold the same one (the later is marked). Points that double precision cannot tell
@@ -241,11 +247,8 @@ def repeated(boxes: Sequence[Box]) -> np.ndarray:
     R = np.array([b.radius for b in boxes])
     certified = np.array([b.certified for b in boxes])
     for i in range(len(boxes) - 1):
-        if not certified[i] or marked[i]:
-            continue
-        gap = np.maximum(np.abs(C[i + 1:].real - C[i].real), np.abs(C[i + 1:].imag - C[i].imag)).max(axis=1)
-        meet = gap <= (R[i + 1:] + R[i]) * (1 + 1e-15)
-        marked[i + 1:] |= meet & certified[i + 1:]
+        if certified[i] and not marked[i]:
+            marked[i + 1:] |= _meet_later(C, R, i) & certified[i + 1:]
     return marked
 
 
@@ -255,11 +258,7 @@ def all_disjoint(boxes: Sequence[Box]) -> bool:
         return True
     C = np.array([b.center for b in boxes])
     R = np.array([b.radius for b in boxes])
-    for i in range(len(boxes) - 1):
-        gap = np.maximum(np.abs(C[i + 1:].real - C[i].real), np.abs(C[i + 1:].imag - C[i].imag)).max(axis=1)
-        if not np.all(gap * (1 - 1e-15) > (R[i + 1:] + R[i]) * (1 + 1e-15)):
-            return False
-    return True
+    return not any(_meet_later(C, R, i).any() for i in range(len(boxes) - 1))
 
 
 def _identity(m: int) -> acb_mat:

@@ -15,7 +15,7 @@ from m2bridge.exact.counts import Count
 from m2bridge.homotopy import DistanceSystem, seed
 from m2bridge.homotopy.dedup import new_points
 from m2bridge.homotopy.krawczyk import Box, krawczyk, lagrange_system
-from m2bridge.homotopy.monodromy import MonodromyOptions, monodromy
+from m2bridge.homotopy.monodromy import MonodromyOptions, MonodromyResult, monodromy
 from m2bridge.homotopy.pipeline import Solved, solve_and_track
 from m2bridge.homotopy.tracker import noise, track_all
 from m2bridge.metric.engine import monodromy_count
@@ -46,18 +46,26 @@ def all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: np
     goal = target if target is not None else hint
     solved = solve_and_track(system, X, u0, None if goal else u, rng, options, patience=patience, pencil=pencil)
     count = monodromy_count(solved, seeding + solved.solve_seconds)
-    ends, how = solved.ends, f"{count.method}, tracked to X0"
-    due = target if target is not None else len(solved.monodromy.points) if solved.trace.passed or not pencil \
-        else None
+    how = f"{count.method}, tracked to X0"
     if goal:
         return _toward(system, solved, goal, target, u, rng, budget, how, count)
+    ends = solved.ends
+    due = target if target is not None else len(solved.monodromy.points) if solved.trace.passed or not pencil \
+        else None
     if due is not None and 0 < len(ends) < due and not budget.expired:
-        more = monodromy(system, ends, np.asarray(u, dtype=complex), rng, target=due, stall=25,
+        more = monodromy(system, ends, np.asarray(u, dtype=complex), rng, target=due, stall=QUIET_WITH_TARGET,
                          seconds=budget.left(1.0))
-        how += (f"; {due - len(ends)} paths did not arrive, so monodromy at X0 went on from the {len(ends)} that "
-                f"did: {len(more.points)} after {more.loops} loops ({more.paths} paths)")
+        how += _went_on(due - len(ends), len(ends), len(more.points), more)
         ends = more.points
     return ends, how, count
+
+
+QUIET_WITH_TARGET, QUIET_WITHOUT = 25, 8  # fresh loops in a row finding nothing before monodromy stops, past u0
+
+
+def _went_on(lost: int, arrived: int, found: int, more: MonodromyResult) -> str:
+    return (f"; {lost} paths did not arrive, so monodromy at X0 went on from the {arrived} that did: {found} after "
+            f"{more.loops} loops ({more.paths} paths)")
 
 
 def _toward(system: DistanceSystem, solved: Solved, goal: int, target: int | None, u: np.ndarray,
@@ -73,11 +81,10 @@ def _toward(system: DistanceSystem, solved: Solved, goal: int, target: int | Non
         return np.vstack([ends, new_points(ends, more, noise=noise(system, more, U))]) if len(more) else ends
 
     if len(ends) < goal and not budget.expired:
-        more = monodromy(system, ends, U, rng, target=target, stall=8 if target is None else 25,
-                         seconds=budget.left(1.0) / 2)
+        more = monodromy(system, ends, U, rng, target=target,
+                         stall=QUIET_WITHOUT if target is None else QUIET_WITH_TARGET, seconds=budget.left(1.0) / 2)
         before, ends = len(ends), joined(ends, more.points)
-        how += (f"; {len(first) - before} paths did not arrive, so monodromy at X0 went on from the {before} that "
-                f"did: {len(ends)} after {more.loops} loops ({more.paths} paths)")
+        how += _went_on(len(first) - before, before, len(ends), more)
     if len(ends) < goal and not budget.expired:
         points, base, bases, loops, paths = other_bases(system, first, solved.base, goal, rng, budget, target)
         if len(points) > len(first):
@@ -108,8 +115,8 @@ def other_bases(system: DistanceSystem, points: np.ndarray, base: np.ndarray, go
     while len(best) < goal and bases < OTHER_BASES and not budget.expired:
         other = (rng.standard_normal(system.n) * size / np.sqrt(system.n)).astype(complex)
         moved = track_all(system, best, best_base, other, rng)
-        result = monodromy(system, moved, other, rng, target=target, stall=8 if target is None else 25,
-                           seconds=budget.left(1.0))
+        result = monodromy(system, moved, other, rng, target=target,
+                           stall=QUIET_WITHOUT if target is None else QUIET_WITH_TARGET, seconds=budget.left(1.0))
         bases, loops, paths = bases + 1, loops + result.loops, paths + len(best) + result.paths
         if len(result.points) > len(best):
             best, best_base = result.points, other

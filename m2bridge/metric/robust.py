@@ -257,12 +257,18 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
         notes.append("a repeated factor: g is not reduced; the boundary is that of its square-free part, used for "
                      "every count and test")
     exact = method != "monodromy"
+    last_seconds = 0.0  # the time of the last exact count
 
     def count_exact(h: sympy.Expr, at: list | None = None) -> Count | None:
-        nonlocal exact
+        nonlocal exact, last_seconds
         if not exact:
             return None
         seconds = limit(0.6 if method == "auto" else 1.0)
+        if at is not None and method == "auto" and seconds is not None and last_seconds > seconds:
+            # the same system at X0 costs about as much as at a random point: it would only run out its share
+            notes.append(f"the count at X0 was not started: the count at a random point took {last_seconds:.0f} s, "
+                         f"more than the {seconds:.0f} s it would get")
+            return None
         # in "auto", a second prime that would run past the time is not started: one prime's count is then what
         # monodromy's points are checked against (beside_one_prime)
         deadline = time.monotonic() + seconds if method == "auto" and seconds is not None else None
@@ -278,6 +284,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
             return None
         if got.status is Status.HEURISTIC:
             exact = False  # no count at X0 either: the points there are checked against this one
+        last_seconds = got.seconds
         return got
 
     u = np.array([float(v) for v in x0])
@@ -302,13 +309,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
                           status=Status.UNRELIABLE)
         elif exact_count and mono.value < (exact_count.value or 0):  # the search fell short, the count stands
             notes.append(f"monodromy found {mono.value} of the {exact_count.value} critical points the primes count")
-        share = limit(0.6)
-        if method == "auto" and exact_count and share is not None and exact_count.seconds > share:
-            at_x0 = None  # the same system at X0 costs about as much: it would only run out its share
-            notes.append(f"the count at X0 was not started: the count at a random point took "
-                         f"{exact_count.seconds:.0f} s, more than the {share:.0f} s it would get")
-        else:
-            at_x0 = count_exact(f, x0)
+        at_x0 = count_exact(f, x0)
         boxes, unreached = certify_points(f, n, identity, pts, x0, limit(0.6))
         same = repeated(boxes)
         if same.any():  # ends that double precision did not tell apart and the proof says are one solution

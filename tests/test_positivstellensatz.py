@@ -77,3 +77,18 @@ def test_the_proved_lower_radius_is_below_the_distance_even_when_the_upper_bound
     assert got is not None and 0.9 <= got[0] < 1
     got = proved_lower_radius(sphere, [x, y, z], centre, 2.0, time_limit=60)
     assert got is not None and got[0] < 1
+
+
+def test_a_solver_that_does_not_run_on_this_cpu_proves_nothing_and_says_why(monkeypatch):
+    # fault injection: the probe's child process dies (as Clarabel would with an instruction this CPU lacks); no
+    # certificate is then claimed, the reason is named, and the singular-point test falls back to intervals
+    monkeypatch.setattr(pss, "_PROBE", "import os; os.abort()")
+    pss.solver_runs.cache_clear()
+    try:
+        got = ball_excludes([CIRCLE], [F(0), F(0)], F(1, 2))
+        assert not got.proved and got.reason.startswith("Clarabel does not run here")
+        x, y = sympy.symbols("x y")
+        free, how = singular_free_ball(x ** 2 + y ** 2 - 1, [x, y], np.array([3.0, 0.0]), 1.0, time_limit=5)
+        assert free and how == "interval arithmetic on grad g"  # the circle is smooth: no singular point at all
+    finally:
+        pss.solver_runs.cache_clear()

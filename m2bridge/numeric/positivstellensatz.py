@@ -15,7 +15,10 @@ R the exact remainder). Nothing the solver returns is trusted: it only suggests 
 
 from __future__ import annotations
 
+import functools
 import itertools
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -123,6 +126,32 @@ def _ball(n: int) -> Polynomial:
         e[i] = 2
         ball[tuple(e)] = Fraction(-1)
     return ball
+
+
+_PROBE = """
+import clarabel, numpy as np, scipy.sparse as sp
+A = sp.csc_matrix(np.array([[-1.0], [0.0], [0.0]]))
+b = np.array([0.0, np.sqrt(2.0), 1.0])
+settings = clarabel.DefaultSettings()
+settings.verbose = False
+result = clarabel.DefaultSolver(sp.csc_matrix((1, 1)), np.array([1.0]), A, b, [clarabel.PSDTriangleConeT(2)],
+                                settings).solve()
+assert str(result.status) == "Solved" and abs(result.x[0] - 1.0) < 1e-6
+"""
+
+
+@functools.lru_cache(maxsize=1)
+def solver_runs() -> str | None:
+    """None when Clarabel solves a 2 x 2 semidefinite program in a child process (its wheel carries AVX-512 code
+    paths: a CPU without them must not kill this process), else why not. Once per process."""
+    try:
+        done = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"Clarabel's probe did not finish ({exc})"
+    if done.returncode:
+        tail = (done.stderr or "").strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+        return f"Clarabel does not run here ({tail[0]})"
+    return None
 
 
 class _Program:
@@ -266,6 +295,9 @@ def ball_excludes(polys: Sequence[Mapping[Monomial, Fraction]], center: Sequence
     if any(len(q) == 1 and (0,) * n in q for q in zpolys):
         return BallCertificate(True, degree, "a nonzero constant among the equations", time.perf_counter() - t0,
                                None)
+    broken = solver_runs()
+    if broken:
+        return fail(broken)
     program = _Program(zpolys, n, degree)
     x, status = program.solve(time_limit, threads)
     if x is None or not np.all(np.isfinite(x)):

@@ -67,6 +67,10 @@ class Budget:
         """``fraction`` of the seconds left (at least ``minimum``), or None without a limit."""
         return None if self.seconds is None else max(minimum, fraction * (self.seconds - self.elapsed()))
 
+    def until(self) -> float | None:
+        """The :func:`time.monotonic` time at which it runs out (None without a limit)."""
+        return None if self.seconds is None else self._started + self.seconds
+
     @property
     def expired(self) -> bool:
         return self.seconds is not None and self.elapsed() >= self.seconds

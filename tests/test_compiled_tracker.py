@@ -110,6 +110,36 @@ def test_tracking_dispatches_systems_with_kernel_data_to_the_compiled_tracker(mo
     assert len(calls) == 1 and calls[0][0] is system.kernel_data
 
 
+def test_no_slice_of_paths_starts_after_until_and_its_paths_come_back_failed_where_they_began(monkeypatch):
+    # fault injection: each compiled call (a slice of 2 paths) takes 0.3 s; with 1 s given, the slices started in
+    # time are tracked (the same ends as without a limit), the rest come back unmoved and failed; track_all returns
+    # the ends that arrived, and a time already past tracks nothing
+    import time
+
+    system = homotopy.DistanceSystem(DET, 4, _generic_form(4, 3))
+    rng = np.random.default_rng(1)
+    X, u0 = homotopy.seed(system, rng)
+    points = homotopy.monodromy(system, X, u0, rng, target=6, stall=20).points
+    u1 = rng.standard_normal(4) + 1j * rng.standard_normal(4)
+    free, free_ok = tracker.track(system, points, u0, u1)
+    assert free_ok.all()
+    real = compiled.track
+
+    def slow(*args, **kwargs):
+        time.sleep(0.3)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(compiled, "track", slow)
+    monkeypatch.setattr(tracker, "_SLICE", 2)
+    Y, ok = tracker.track(system, points, u0, u1, until=time.monotonic() + 0.5)
+    assert ok.tolist() == [True, True, True, True, False, False]  # slices 1 and 2 start before 0.5 s, not 3
+    assert np.array_equal(Y[:4], free[:4]) and np.array_equal(Y[4:], points[4:])
+    Y, ok = tracker.track(system, points[:1], u0, u1, until=time.monotonic() - 1.0)
+    assert not ok.any() and np.array_equal(Y, points[:1])
+    ends = tracker.track_all(system, points, u0, u1, rng, until=time.monotonic() + 0.5)
+    assert 0 < len(ends) < 6 and len(new_points(free, ends)) == 0  # some, each one of the six
+
+
 def test_the_profile_system_of_2_1_has_its_14_points_tracked_to_the_numpy_trackers_ends():
     """The (2,1) profile system (a least-squares step per point, not a monomial table), generic form: the 14
     critical points of bench/monodromy.py (F4's count) carried to a random target by both trackers."""

@@ -246,6 +246,32 @@ def test_monodromy_asks_verify_after_the_stall_and_goes_on_from_where_it_is_whil
     assert never.loops >= 3 + 1 + 2  # the kept loops, the stall, then the patience
 
 
+def test_no_trace_test_starts_once_the_search_is_out_of_time_and_the_verdict_says_so(monkeypatch):
+    # fault injection: the first round of monodromy takes the whole second; the trace test is then not started (it
+    # used to get a second more, the least any part got, and ran past the run's end) and the verdict is "out of time"
+    # (nan), not "fails"; with time enough the same search is verified
+    import time
+
+    from m2bridge.homotopy import MonodromyOptions, pipeline
+
+    system, start, u0 = _quadric_cone_start()
+    real = pipeline.monodromy
+
+    def slow(*args, **kwargs):
+        time.sleep(1.0)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "monodromy", slow)
+    monkeypatch.setattr(pipeline, "trace_test", lambda *a, **k: pytest.fail("the time was up"))
+    solved = pipeline.solve_and_track(system, start, u0, None, np.random.default_rng(4),
+                                      MonodromyOptions(stall=1, seconds=1.0))
+    assert not solved.trace.passed and np.isnan(solved.trace.deviation)
+    monkeypatch.undo()
+    solved = pipeline.solve_and_track(system, start, u0, None, np.random.default_rng(4),
+                                      MonodromyOptions(stall=1, seconds=60.0))
+    assert solved.trace.passed and len(solved.monodromy.points) == 6
+
+
 def test_a_pair_whose_path_fails_goes_through_its_loop_again_with_the_large_budget(monkeypatch):
     # fault injection on the quadric cone: the first path into a kept loop fails; once every kept loop has seen every
     # point, that pair (point, loop) is tracked again, once, with the large step budget, and all 6 points are found

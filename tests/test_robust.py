@@ -215,27 +215,54 @@ def test_bad_input_files_say_what_is_wrong_in_the_names_the_user_chose(tmp_path)
 
 
 def test_the_parts_of_a_report_share_its_timeout_and_what_runs_out_is_reported_not_computed(m2, monkeypatch):
-    # fault injection: the search for the critical points takes all but a moment of the 8 s, so the singular locus
-    # (Macaulay2) has no time left: the report comes back within its timeout, the points and radius kept, and says
-    # the singular locus was not computed and why
+    # fault injection: the critical points found and proved, the generic count takes all but a moment of the 8 s,
+    # so the singular locus (Macaulay2) has no time left: the report comes back within its timeout, the points and
+    # radius kept, and says the singular locus was not computed and why
     import time
 
     from m2bridge.metric import robust
 
-    real, started = robust.all_points, time.monotonic()
+    real, started = robust.generic_count, time.monotonic()
 
     def slow(*args, **kwargs):
         found = real(*args, **kwargs)
         time.sleep(max(0.0, started + 7.8 - time.monotonic()))
         return found
 
-    monkeypatch.setattr(robust, "all_points", slow)
+    monkeypatch.setattr(robust, "generic_count", slow)
     monkeypatch.setattr(robust, "singular_locus_of", lambda *a, **k: pytest.fail("no time was left for it"))
     report = robustness_report(LightningAttention((2, 1), 1, 2), seed=2, runs=0, m2=m2, timeout=8.0,
                                method="monodromy")
     assert time.monotonic() - started < 8.0 + 3.0  # the generic count may take its 1 s minimum
     assert report.singular["method"].startswith("not computed") and report.singular["dimension"] is None
     assert report.complex_count == 3 and "singular locus: not computed" in str(report)
+
+
+def test_with_no_time_left_after_the_proofs_the_ball_is_not_checked_and_the_radius_is_an_upper_bound(m2, monkeypatch):
+    # fault injection: the Krawczyk proofs take all but a moment of the 10 s; the check for singular points in the
+    # ball is then not started (each part used to get at least 1 s, and together they ran past the command line's
+    # outer deadline: "the run exceeded its --timeout", nothing printed); the report ends in time, the radius an
+    # upper bound that says why
+    import time
+
+    from m2bridge.deadline import Deadline
+    from m2bridge.metric import robust
+
+    real, started = robust.certify_points, time.monotonic()
+
+    def slow(*args, **kwargs):
+        found = real(*args, **kwargs)
+        time.sleep(max(0.0, started + 9.0 - time.monotonic()))
+        return found
+
+    monkeypatch.setattr(robust, "certify_points", slow)
+    monkeypatch.setattr(robust, "singular_free_ball", lambda *a, **k: pytest.fail("no time was left for it"))
+    arch = LightningAttention((2, 2), 2, 2)
+    with Deadline(10.0):
+        report = robustness_report(arch, random_classifier(arch, 4), seed=4, runs=0, m2=m2, timeout=10.0,
+                                   method="monodromy")
+    assert time.monotonic() - started < 10.0
+    assert report.radius["status"] == "upper_bound" and "not checked: no time was left" in report.radius["certificate"]
 
 
 def test_interval_newton_past_the_time_left_leaves_points_untried_and_the_report_ends_within_its_timeout(
@@ -269,12 +296,12 @@ def test_paths_lost_on_the_way_to_x0_are_found_by_monodromy_at_x0(m2, monkeypatc
     # fault injection: the tracking from u0 to X0 loses one end; the trace test certified the points at u0, so the
     # number due at X0 is known, and monodromy at X0 from the ends that arrived finds the lost one again: as many
     # points as F4 counts at X0
-    from m2bridge.homotopy import pipeline
+    from m2bridge.metric import boundary_points
 
     arch = LightningAttention((2, 2), 2, 2)
     clf = random_classifier(arch, 4)
-    real_track_all = pipeline.track_all
-    monkeypatch.setattr(pipeline, "track_all", lambda *a, **k: real_track_all(*a, **k)[1:])
+    real_track_all = boundary_points.track_all
+    monkeypatch.setattr(boundary_points, "track_all", lambda *a, **k: real_track_all(*a, **k)[1:])
     report = robustness_report(arch, clf, seed=4, runs=0, m2=m2, method="monodromy")
     g, ys = boundary_polynomial(arch, clf)
     at_x0 = hypersurface_count(g, 4, EYE(4), [Fraction(v) for v in report.X0.ravel()], m2)

@@ -90,7 +90,8 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     ``max_loops``: the most loops drawn (and 20 times as many rounds: a guard); bench/monodromy.py compares the
     strategies.
 
-    No new round starts after ``seconds``, and a round whose leg ends past them is dropped (its points kept);
+    No new round starts after ``seconds``, nor a batch of paths within a round (:func:`.tracker.track`'s
+    ``until``); a round whose leg ends past them is dropped (its points kept), the last leg's arrived ends kept;
     ``on_loop`` gets the number of solutions and of paths tracked after each round. ``orbit``: the images of
     solutions under a symmetry of the system (points -> their images, stacked), added with every new solution;
     with ``conjugates``, at a real u0 of a system with real coefficients, complex conjugation is such a symmetry and
@@ -181,7 +182,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
                 where = np.searchsorted(part, on)
                 ua = u0 if leg == 0 else corners[where, leg - 1]
                 ub = u0 if leg == count else corners[where, leg]
-                X, ok = tracker.track(system, X, ua, ub, max_steps=budget)
+                X, ok = tracker.track(system, X, ua, ub, max_steps=budget, until=stop)
                 paths += len(on)
                 X, on = X[ok], on[ok]
                 if leg < count and stop is not None and time.monotonic() > stop:

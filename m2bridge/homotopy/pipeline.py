@@ -38,7 +38,8 @@ def solve_and_track(system: Any, start: np.ndarray, u0: np.ndarray, u: np.ndarra
     along a pencil of quadrics is asked once (:mod:`.pencil`: for families whose solutions escape to infinity at
     finite parameters, where the trace along a line is not affine even over every solution), its own monodromy
     going on from the points (and finding any still missing). Then every solution is tracked to ``u`` (None: not
-    tracked). With ``options.seconds`` the trace tests get what is left of them (at least 1 s each).
+    tracked). With ``options.seconds`` the trace tests get what is left of them (at least 1 s each; none is started
+    once they are over: out of time).
 
     With ``options.conjugates`` (the default) and a system with real coefficients, the start is first tracked from
     u0 to the real point Re u0, where the solutions come in conjugate pairs, and all of it (monodromy, trace test,
@@ -52,16 +53,18 @@ def solve_and_track(system: Any, start: np.ndarray, u0: np.ndarray, u: np.ndarra
             start, u0 = moved[ok], base
     checks: list[tuple[int, TraceTest]] = []
 
+    def traced(points: np.ndarray) -> TraceTest:  # none once the time is up: out of time (nan)
+        return TraceTest(False, float("nan")) if budget.expired else trace_test(
+            system, points, u0, rng, coordinates=coordinates, seconds=budget.left(1.0))
+
     def verify(points: np.ndarray) -> bool:
-        checks.append((len(points), trace_test(system, points, u0, rng, coordinates=coordinates,
-                                               seconds=budget.left(1.0))))
+        checks.append((len(points), traced(points)))
         return checks[-1][1].passed
 
     if options.target is None:
         options = replace(options, verify=verify, patience=patience)
     result = monodromy(system, start, u0, rng, options)
-    trace = (checks[-1][1] if checks and checks[-1][0] == len(result.points) else
-             trace_test(system, result.points, u0, rng, coordinates=coordinates, seconds=budget.left(1.0)))
+    trace = checks[-1][1] if checks and checks[-1][0] == len(result.points) else traced(result.points)
     if pencil and options.target is None and not trace.passed and not budget.expired:
         check = PencilCheck(system, u0, rng, seconds=budget.left(1.0))
         check(result.points)

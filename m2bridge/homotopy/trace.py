@@ -59,7 +59,7 @@ def trace_test(system: Any, points: np.ndarray, u0: np.ndarray, rng: np.random.G
         svals = [0.0, 0.37 + 0.21j, -0.29 + 0.44j]
         clean = True
         for s in svals[1:]:
-            X = tracker.track_all(system, points, u0, u0 + s * v, rng, max_steps=20000)
+            X = tracker.track_all(system, points, u0, u0 + s * v, rng, max_steps=20000, until=stop)
             if stop is not None and time.monotonic() > stop:
                 return TraceTest(False, float("nan"))
             if len(X) < len(points):

@@ -5,6 +5,7 @@ processes or a Dask cluster."""
 
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 from typing import Any, Iterator, Protocol, runtime_checkable
 
@@ -155,11 +156,14 @@ def _tracking_worker() -> None:
 
 
 def track(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
-          min_step: float = 1e-12, max_steps: int = 2000, max_step: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
+          min_step: float = 1e-12, max_steps: int = 2000, max_step: float = 0.2,
+          until: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Track the solutions X0 at u = ua to u = ub along straight segments (ua, ub: one point, or one per
     row of X0); returns (points, ok flags). A path that needs more than ``max_steps`` steps (near a singular
     point, where it creeps with tiny steps) is stopped as failed: the others no longer wait for it. ``max_step``:
     the largest step, as a fraction of the segment (smaller: less room for a path to jump to another).
+    ``until``: a :func:`time.monotonic` time after which no more paths start (a large batch goes in slices; the
+    paths of slices not started come back where they began, failed).
 
     A system with ``kernel_data`` is tracked by the compiled tracker (:mod:`.compiled`), any other by
     :func:`track_numpy`; inside :func:`tracking_workers` large batches are spread over its workers."""
@@ -176,11 +180,18 @@ def track(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
         done = [f.result() for f in futures]
     elif data is not None and len(X0) > _SLICE * (workers.count if workers else 1):
         step = _SLICE * (workers.count if workers else 1)
-        done = [run(target, X0[c], rows(ua, c), rows(ub, c), *options)
+        done = [run(target, X0[c], rows(ua, c), rows(ub, c), *options) if not _past(until) else
+                (X0[c].copy(), np.zeros(len(c), dtype=bool))
                 for c in (np.arange(i, min(i + step, len(X0))) for i in range(0, len(X0), step))]
+    elif _past(until):
+        return X0.copy(), np.zeros(len(X0), dtype=bool)
     else:
         return run(target, X0, ua, ub, *options)
     return np.vstack([X for X, _ in done]), np.concatenate([ok for _, ok in done])
+
+
+def _past(until: float | None) -> bool:
+    return until is not None and time.monotonic() >= until
 
 
 def track_numpy(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, min_step: float = 1e-12,
@@ -240,32 +251,34 @@ def _track_numpy(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, mi
 
 
 def track_all(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
-              rng: np.random.Generator, max_steps: int = 2000, tries: int = 6, strict: bool = False) -> np.ndarray:
+              rng: np.random.Generator, max_steps: int = 2000, tries: int = 6, strict: bool = False,
+              until: float | None = None) -> np.ndarray:
     """The distinct end points of the solutions X0 tracked from ua to ub. Paths that fail on the straight segment,
     and paths whose ends meet another's (one of them jumped: among tens of thousands of paths it happens), are
     tracked again through a random complex midpoint, up to ``tries`` times. Between two real points the first try
     goes through such a midpoint too: a real segment crosses the real discriminant, where real solutions meet and
     paths may swap or merge. Ends that still meet are one point (a singular end, or a jump on every route); with
     ``strict``, only ends that agree to 1e-12 of their size are: the caller tells the others apart by a proof
-    (:func:`.krawczyk.repeated`), where double precision cannot."""
+    (:func:`.krawczyk.repeated`), where double precision cannot. ``until`` (:func:`track`): no path starts after
+    it, no retry either; the ends that arrived by then are returned."""
     ua, ub = np.asarray(ua), np.asarray(ub)
     scale = max(1.0, float(np.abs(ub).max()))
 
     def detour(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         mid = (ua + ub) / 2 + 0.5j * scale * rng.standard_normal(system.n)
-        Y, ok1 = track(system, X, ua, mid, max_steps=max_steps)
-        Y, ok2 = track(system, Y, mid, ub, max_steps=max_steps)
+        Y, ok1 = track(system, X, ua, mid, max_steps=max_steps, until=until)
+        Y, ok2 = track(system, Y, mid, ub, max_steps=max_steps, until=until)
         return Y, ok1 & ok2
 
     real = not np.any(ua.imag) and not np.any(ub.imag)
-    ends, ok = detour(X0) if real else track(system, X0, ua, ub, max_steps=max_steps)
+    ends, ok = detour(X0) if real else track(system, X0, ua, ub, max_steps=max_steps, until=until)
     ok = ok & np.isfinite(ends).all(axis=1)
     for _ in range(tries):
         again = ~ok
         if ok.any():
             arrived = np.nonzero(ok)[0]
             again[arrived[meeting(ends[ok], noise=noise(system, ends[ok], ub))]] = True
-        if not again.any():
+        if not again.any() or _past(until):
             break
         redo = np.nonzero(again)[0]
         Y, good = detour(X0[redo])

@@ -23,8 +23,8 @@ from m2bridge.results import Status
 
 
 def all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: np.random.Generator,
-                seconds: float | None = None, pencil: bool = True, hint: int | None = None
-                ) -> tuple[np.ndarray, str, Count]:
+                seconds: float | None = None, pencil: bool = True, hint: int | None = None,
+                until: float | None = None) -> tuple[np.ndarray, str, Count]:
     """Every critical point for the real point u: monodromy at a random point (seeded on every component over CC), to
     ``target`` solutions when an exact count is known, else until a fresh loop brings nothing new and the trace test
     passes (while it fails, on until 8 more fresh loops in a row bring nothing, and then the trace test along a
@@ -35,8 +35,9 @@ def all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: np
     test along a pencil, twice the patience along the line, and paths lost on the way to u made up for up to the
     number found at u0 whatever the trace test says. ``hint`` (that count): while monodromy has stopped below it
     (or below ``target``), it goes on from other real base points (:func:`other_bases`); a hint only prolongs the
-    search, it never stops it. Returns the points, how, and the monodromy count with its certificate (the trace
-    test)."""
+    search, it never stops it. ``until`` (a :func:`time.monotonic` time, later than ``seconds`` allow): no path to u
+    starts after it (the run's own end). Returns the points, how, and the monodromy count with its certificate (the
+    trace test)."""
     budget = Budget(seconds)
     system = DistanceSystem(g, n)
     X, u0 = seed(system, rng)
@@ -44,12 +45,12 @@ def all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: np
     options = MonodromyOptions(target=target, stall=1 if target is None else 16, seconds=seconds)  # then: other bases
     patience = 0 if target is not None else 8 if pencil else 16
     goal = target if target is not None else hint
-    solved = solve_and_track(system, X, u0, None if goal else u, rng, options, patience=patience, pencil=pencil)
+    solved = solve_and_track(system, X, u0, None, rng, options, patience=patience, pencil=pencil)
     count = monodromy_count(solved, seeding + solved.solve_seconds)
     how = f"{count.method}, tracked to X0"
     if goal:
-        return _toward(system, solved, goal, target, u, rng, budget, how, count)
-    ends = solved.ends
+        return _toward(system, solved, goal, target, u, rng, budget, how, count, until)
+    ends = track_all(system, solved.monodromy.points, solved.base, np.asarray(u, dtype=complex), rng, until=until)
     due = target if target is not None else len(solved.monodromy.points) if solved.trace.passed or not pencil \
         else None
     if due is not None and 0 < len(ends) < due and not budget.expired:
@@ -69,13 +70,14 @@ def _went_on(lost: int, arrived: int, found: int, more: MonodromyResult) -> str:
 
 
 def _toward(system: DistanceSystem, solved: Solved, goal: int, target: int | None, u: np.ndarray,
-            rng: np.random.Generator, budget: Budget, how: str, count: Count) -> tuple[np.ndarray, str, Count]:
+            rng: np.random.Generator, budget: Budget, how: str, count: Count, until: float | None
+            ) -> tuple[np.ndarray, str, Count]:
     """Below ``goal`` after the first base point: the points tracked to X0 (kept apart unless identical: the
     Krawczyk boxes there tell them apart, krawczyk.repeated), monodromy at X0 itself with half the time left (its
     points need no more tracking), then other base points (:func:`other_bases`) and their points tracked to X0."""
     U = np.asarray(u, dtype=complex)
     first = solved.monodromy.points
-    ends = track_all(system, first, solved.base, U, rng, strict=True)
+    ends = track_all(system, first, solved.base, U, rng, strict=True, until=until)
 
     def joined(ends: np.ndarray, more: np.ndarray) -> np.ndarray:  # points of another search: merged as usual
         return np.vstack([ends, new_points(ends, more, noise=noise(system, more, U))]) if len(more) else ends
@@ -88,7 +90,7 @@ def _toward(system: DistanceSystem, solved: Solved, goal: int, target: int | Non
     if len(ends) < goal and not budget.expired:
         points, base, bases, loops, paths = other_bases(system, first, solved.base, goal, rng, budget, target)
         if len(points) > len(first):
-            ends = joined(ends, track_all(system, points, base, U, rng, strict=True))
+            ends = joined(ends, track_all(system, points, base, U, rng, strict=True, until=until))
         count = Count(max(len(points), len(first)), f"monodromy ({solved.monodromy.loops + loops} loops, "
                       f"{solved.monodromy.paths + paths} paths; {len(first)} points at the first base point, "
                       f"{len(points)} after {bases} more)", "lower bound: no trace test at the other base points",
@@ -114,7 +116,7 @@ def other_bases(system: DistanceSystem, points: np.ndarray, base: np.ndarray, go
     size = float(np.linalg.norm(base))
     while len(best) < goal and bases < OTHER_BASES and not budget.expired:
         other = (rng.standard_normal(system.n) * size / np.sqrt(system.n)).astype(complex)
-        moved = track_all(system, best, best_base, other, rng)
+        moved = track_all(system, best, best_base, other, rng, until=budget.until())
         result = monodromy(system, moved, other, rng, target=target,
                            stall=QUIET_WITHOUT if target is None else QUIET_WITH_TARGET, seconds=budget.left(1.0))
         bases, loops, paths = bases + 1, loops + result.loops, paths + len(best) + result.paths

@@ -215,8 +215,8 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
 
     ``method``: "exact" (F4 counts, an error when they time out), "monodromy" (monodromy with the trace test
     only) or "auto" (exact, and monodromy where the exact count times out). ``timeout``: the seconds of the whole
-    report; each part gets what is left of them (an exact count in "auto" 60% of it, the monodromy half, or three
-    quarters where no exact count follows it), less a twentieth kept for the report itself, and a count or test that
+    report; each part gets what is left of them (an exact count in "auto" 60% of it, the monodromy half, or 60%
+    where no exact count follows it, the paths to X0 no more than 85%), less a twentieth kept for the report itself, and a count or test that
     the time left does not reach is reported as not computed, not lost with the rest. In "auto", a second prime
     that would end past the count's share is not started: monodromy's points, found without that count and proved
     by interval Newton at X0, are then checked against the one prime's (:func:`beside_one_prime`)."""
@@ -233,6 +233,13 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
         least 1 s)."""
         left = budget.left()
         return None if left is None else max(1.0, fraction * (left - reserve))
+
+    def spent() -> bool:
+        """Whether less than a second is left for the parts (the rest is the report's reserve)."""
+        left = budget.left()
+        return left is not None and left - reserve < 1.0
+
+    end = None if timeout is None else budget.until() - reserve  # no path starts after it
 
     clf = clf or random_classifier(arch, seed)
     X0 = random_input(arch, seed) if X0 is None else X0
@@ -262,6 +269,9 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     def count_exact(h: sympy.Expr, at: list | None = None) -> Count | None:
         nonlocal exact, last_seconds
         if not exact:
+            return None
+        if at is not None and spent():
+            notes.append("the count at X0 was not started: no time was left (--timeout)")
             return None
         seconds = limit(0.6 if method == "auto" else 1.0)
         if at is not None and method == "auto" and seconds is not None and last_seconds > seconds:
@@ -297,9 +307,11 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
         exact_count = count_exact(f)
         one_prime = exact_count if exact_count and exact_count.status is Status.HEURISTIC else None
         exact_count = None if one_prime else exact_count  # monodromy then stops by its own rule, not at that count
-        pts, how, mono = all_points(f, n, exact_count.value if exact_count else None, u, rng,
-                                     limit(0.5 if exact else 0.75), pencil=one_prime is None,
-                                     hint=one_prime.value if one_prime else None)  # the rest: proofs
+        search = limit(0.5 if exact else 0.6)  # monodromy; the paths to X0 end by 85% (the rest: the proofs)
+        until = None if end is None else min(end, time.monotonic() + limit(0.85))
+        pts, how, mono = all_points(f, n, exact_count.value if exact_count else None, u, rng, search,
+                                     pencil=one_prime is None, hint=one_prime.value if one_prime else None,
+                                     until=until)
         methods.append(how)
         count = exact_count or mono
         if exact_count and mono.value > (exact_count.value or 0):  # more points than the count: one of them is wrong
@@ -310,7 +322,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
         elif exact_count and mono.value < (exact_count.value or 0):  # the search fell short, the count stands
             notes.append(f"monodromy found {mono.value} of the {exact_count.value} critical points the primes count")
         at_x0 = count_exact(f, x0)
-        boxes, unreached = certify_points(f, n, identity, pts, x0, limit(0.6))
+        boxes, unreached = certify_points(f, n, identity, pts, x0, 0.0 if spent() else limit(0.6))
         same = repeated(boxes)
         if same.any():  # ends that double precision did not tell apart and the proof says are one solution
             pts, boxes = pts[~same], [b for b, s in zip(boxes, same) if not s]
@@ -348,16 +360,19 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     complex_count = sum(len(p) for _, p in fibers)
     generic = generic_count(int(sympy.Poly(reduced, *ys).total_degree()), n, m2, rng, limit(), seed)
     if exact and ed.value is not None and all(c.per_prime and c.status is Status.VERIFIED for c in counts):
-        try:
-            notes += degeneracy(arch, clf, ed, identity, m2, limit(), seed)
-        except M2Timeout:
-            notes.append("the comparison with other random weights ran out of the time left (--timeout)")
+        if spent():
+            notes.append("no time was left (--timeout) to compare the ED degree with other random weights")
+        else:
+            try:
+                notes += degeneracy(arch, clf, ed, identity, m2, limit(), seed)
+            except M2Timeout:
+                notes.append("the comparison with other random weights ran out of the time left (--timeout)")
     radius: dict[str, Any]
     if points:
         best = min(points, key=lambda p: p.enclosure[1])
         lo, hi = best.enclosure
-        sing_free, sing_how = singular_free_ball(reduced, ys, u, hi * (1 + 1e-9), time_limit=limit(0.5),
-                                                 threads=current_workers())
+        sing_free, sing_how = (False, "not checked: no time was left (--timeout)") if spent() else \
+            singular_free_ball(reduced, ys, u, hi * (1 + 1e-9), time_limit=limit(0.5), threads=current_workers())
         if all_certified and sing_free:
             # the points and the ball are proved; their completeness is as sure as the ED degree
             status = weakest([ed.status, Status.PROVED])
@@ -375,7 +390,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
             status = Status.UPPER_BOUND
         radius = {"value": hi if not status.certain else best.distance, "enclosure": [lo, hi], "status": status.value,
                   "certificate": cert, "nearest_point": [float(v) for v in best.point]}
-        if not status.certain:
+        if not status.certain and not spent():
             below = proved_lower_radius(reduced, ys, u, lo, limit(0.5), threads=current_workers())
             if below is not None:
                 radius["lower_bound"] = {"value": below[0], "certificate": below[1]}

@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 import sympy
 
-from m2bridge.metric.boundary import proved_lower_radius, singular_free_ball
+from m2bridge.metric.boundary import nearest_point_conditions, proved_lower_radius, singular_free_ball
 from m2bridge.numeric import positivstellensatz as pss
 from m2bridge.numeric.positivstellensatz import ball_excludes, derivative
 
 F = Fraction
 CIRCLE = {(2, 0): F(1), (0, 2): F(1), (0, 0): F(-1)}  # x^2 + y^2 - 1: at distance 1 from the origin
+ELLIPSE = {(2, 0): F(1, 4), (0, 2): F(1), (0, 0): F(-1)}  # x^2/4 + y^2 - 1
 
 
 @pytest.mark.parametrize("radius, degree, expected", [(F(1, 2), 2, True), (F(99, 100), 4, True), (F(1), 2, False),
@@ -77,6 +78,25 @@ def test_the_proved_lower_radius_is_below_the_distance_even_when_the_upper_bound
     assert got is not None and 0.9 <= got[0] < 1
     got = proved_lower_radius(sphere, [x, y, z], centre, 2.0, time_limit=60)
     assert got is not None and got[0] < 1
+
+
+def test_the_conditions_of_a_nearest_point_bring_the_proved_radius_within_a_percent_of_the_distance():
+    # the ellipse x^2/4 + y^2 = 1 from (1/2, 3/10): its distance, from the real solutions of g = 0 and the Lagrange
+    # minor (exact algebraic numbers, sympy), is 0.6615...; the identity in g and the minor proves a radius within
+    # 1.5% of it, never past it
+    x, y = sympy.symbols("x y")
+    ellipse = x ** 2 / 4 + y ** 2 - 1
+    c = [sympy.Rational(1, 2), sympy.Rational(3, 10)]
+    minor = sympy.expand((x - c[0]) * sympy.diff(ellipse, y) - (y - c[1]) * sympy.diff(ellipse, x))
+    on_line = sympy.solve(minor, y)[0]  # the minor is linear in y
+    xs = sympy.real_roots(sympy.numer(sympy.together(ellipse.subs(y, on_line))))  # exact real roots
+    distance = min(float(sympy.sqrt((r - c[0]) ** 2 + (on_line.subs(x, r) - c[1]) ** 2).evalf(30)) for r in xs)
+    assert abs(distance - 0.6615) < 1e-3
+    got = proved_lower_radius(ellipse, [x, y], np.array([0.5, 0.3]), distance, time_limit=60)
+    assert got is not None and 0.985 * distance <= got[0] < distance, got
+    assert "conditions of a nearest point" in got[1]
+    conditions = nearest_point_conditions(ELLIPSE, [F(1, 2), F(3, 10)])
+    assert len(conditions) == 2 and not ball_excludes(conditions, [F(1, 2), F(3, 10)], F(distance) * F(101, 100)).proved
 
 
 def test_a_solver_that_does_not_run_on_this_cpu_proves_nothing_and_says_why(monkeypatch):

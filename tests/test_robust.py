@@ -214,6 +214,21 @@ def test_bad_input_files_say_what_is_wrong_in_the_names_the_user_chose(tmp_path)
         assert proc.returncode == 2 and words in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
 
 
+def _lasting_until(monkeypatch, module, name: str, seconds: float) -> float:
+    """Fault injection: ``module.name`` does its work, then waits until ``seconds`` after now; returns now."""
+    import time
+
+    real, started = getattr(module, name), time.monotonic()
+
+    def slow(*args, **kwargs):
+        found = real(*args, **kwargs)
+        time.sleep(max(0.0, started + seconds - time.monotonic()))
+        return found
+
+    monkeypatch.setattr(module, name, slow)
+    return started
+
+
 def test_the_parts_of_a_report_share_its_timeout_and_what_runs_out_is_reported_not_computed(m2, monkeypatch):
     # fault injection: the critical points found and proved, the generic count takes all but a moment of the 8 s,
     # so the singular locus (Macaulay2) has no time left: the report comes back within its timeout, the points and
@@ -222,14 +237,7 @@ def test_the_parts_of_a_report_share_its_timeout_and_what_runs_out_is_reported_n
 
     from m2bridge.metric import robust
 
-    real, started = robust.generic_count, time.monotonic()
-
-    def slow(*args, **kwargs):
-        found = real(*args, **kwargs)
-        time.sleep(max(0.0, started + 7.8 - time.monotonic()))
-        return found
-
-    monkeypatch.setattr(robust, "generic_count", slow)
+    started = _lasting_until(monkeypatch, robust, "generic_count", 7.8)
     monkeypatch.setattr(robust, "singular_locus_of", lambda *a, **k: pytest.fail("no time was left for it"))
     report = robustness_report(LightningAttention((2, 1), 1, 2), seed=2, runs=0, m2=m2, timeout=8.0,
                                method="monodromy")
@@ -248,14 +256,7 @@ def test_with_no_time_left_after_the_proofs_the_ball_is_not_checked_and_the_radi
     from m2bridge.deadline import Deadline
     from m2bridge.metric import robust
 
-    real, started = robust.certify_points, time.monotonic()
-
-    def slow(*args, **kwargs):
-        found = real(*args, **kwargs)
-        time.sleep(max(0.0, started + 9.0 - time.monotonic()))
-        return found
-
-    monkeypatch.setattr(robust, "certify_points", slow)
+    started = _lasting_until(monkeypatch, robust, "certify_points", 9.0)
     monkeypatch.setattr(robust, "singular_free_ball", lambda *a, **k: pytest.fail("no time was left for it"))
     arch = LightningAttention((2, 2), 2, 2)
     with Deadline(10.0):

@@ -232,21 +232,24 @@ def _wait(proc: subprocess.Popen, timeout: float | None) -> tuple[int, int, bool
             if pid:
                 break
             if deadline is not None and time.monotonic() >= deadline:
-                proc.kill()
-                pid, status, _ = os.wait4(proc.pid, 0)
-                timed_out = True
+                status, timed_out = _kill(proc), True
                 break
             time.sleep(pause)
             pause = min(pause * 2, 0.05)
     except BaseException:
-        try:
-            proc.kill()
-            os.wait4(proc.pid, 0)
-        except OSError:  # gone already
-            pass
+        _kill(proc)
         raise
     proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
     return proc.returncode, peak, timed_out
+
+
+def _kill(proc: subprocess.Popen) -> int:
+    """Kill ``proc`` and reap it; its wait status (0 where it was gone already)."""
+    try:
+        proc.kill()
+        return os.wait4(proc.pid, 0)[1]
+    except OSError:  # gone already
+        return 0
 
 
 def _probe_system() -> tuple[str, int]:

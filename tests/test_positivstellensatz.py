@@ -7,7 +7,12 @@ import numpy as np
 import pytest
 import sympy
 
-from m2bridge.metric.boundary import nearest_point_conditions, proved_lower_radius, singular_free_ball
+from m2bridge.metric.boundary import (
+    nearest_point_conditions,
+    nearest_point_proved,
+    proved_lower_radius,
+    singular_free_ball,
+)
 from m2bridge.numeric import positivstellensatz as pss
 from m2bridge.numeric.positivstellensatz import ball_excludes, derivative
 
@@ -45,7 +50,7 @@ def test_the_exact_check_refuses_multipliers_that_do_not_make_an_identity(monkey
     def corrupted(self, time_limit, threads):
         x, status = real_solve(self, time_limit, threads)
         start = self.q_cols[0]
-        x[start:self.g1_col] *= -1
+        x[start:self.inequalities[0][2]] *= -1  # the columns of the q_k, up to the first inequality's
         return x, status
 
     assert ball_excludes([CIRCLE], [F(0), F(0)], F(1, 2)).proved
@@ -97,6 +102,29 @@ def test_the_conditions_of_a_nearest_point_bring_the_proved_radius_within_a_perc
     assert "conditions of a nearest point" in got[1]
     conditions = nearest_point_conditions(ELLIPSE, [F(1, 2), F(3, 10)])
     assert len(conditions) == 2 and not ball_excludes(conditions, [F(1, 2), F(3, 10)], F(distance) * F(101, 100)).proved
+
+
+def test_the_nearest_critical_point_is_proved_nearest_and_a_farther_one_is_not():
+    # the ellipse x^2/4 + y^2 = 1 from (1/2, 3/10): its real critical points of the distance from the exact real
+    # roots (sympy); the nearest is proved to be the nearest point without the others (a Krawczyk box about it, an
+    # identity for the rest of the ball), the next one never is (the nearest lies in its ball, outside its hole)
+    x, y = sympy.symbols("x y")
+    ellipse = x ** 2 / 4 + y ** 2 - 1
+    c = [sympy.Rational(1, 2), sympy.Rational(3, 10)]
+    minor = sympy.expand((x - c[0]) * sympy.diff(ellipse, y) - (y - c[1]) * sympy.diff(ellipse, x))
+    on_line = sympy.solve(minor, y)[0]
+    found = []
+    for r in sympy.real_roots(sympy.numer(sympy.together(ellipse.subs(y, on_line)))):
+        p = np.array([float(r.evalf(30)), float(on_line.subs(x, r).evalf(30))])
+        lam = (p[1] - 0.3) / float(sympy.diff(ellipse, y).subs({x: p[0], y: p[1]}))  # y - c = lam grad g
+        found.append((float(np.linalg.norm(p - [0.5, 0.3])), np.append(p, lam)))
+    found.sort(key=lambda t: t[0])
+    (near, xn), (far, xf) = found[0], found[1]
+    proved, how = nearest_point_proved(ellipse, [x, y], np.array([0.5, 0.3]), xn, near * (1 - 1e-9), time_limit=60)
+    assert proved, how
+    assert "nearest boundary point" in how
+    proved, how = nearest_point_proved(ellipse, [x, y], np.array([0.5, 0.3]), xf, far * (1 - 1e-9), time_limit=60)
+    assert not proved and far > 1.1 * near
 
 
 def test_a_solver_that_does_not_run_on_this_cpu_proves_nothing_and_says_why(monkeypatch):

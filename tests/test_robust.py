@@ -359,11 +359,36 @@ def test_one_primes_count_and_the_proved_points_verify_the_ed_degree_and_a_point
     assert "radius at least" in str(report)
 
 
+def test_with_a_far_critical_point_missing_the_nearest_is_still_proved_nearest_and_the_radius_is_the_same(m2,
+                                                                                                    monkeypatch):
+    # fault injection: the search loses the critical point farthest from X0 (as the far-out clusters are lost at X0);
+    # the count no longer certifies the radius, but the nearest point is proved nearest by a Krawczyk box about it
+    # and an identity for the rest of the ball: the radius is proved, equal to the one the complete run certified
+    from m2bridge.metric import robust
+
+    arch = LightningAttention((3, 3), 3, 2)
+    full = robustness_report(arch, random_classifier(arch, 0), seed=0, runs=0, m2=m2, timeout=300)
+    assert full.radius["status"] == "verified" and full.complex_count == full.ed_degree.value
+    real = robust.all_points
+
+    def without_the_farthest(*args, **kwargs):
+        points, how, count = real(*args, **kwargs)
+        far = np.linalg.norm(points[:, :args[1]] - args[3], axis=1)
+        return points[np.argsort(far)[:-1]], how, count
+
+    monkeypatch.setattr(robust, "all_points", without_the_farthest)
+    short = robustness_report(arch, random_classifier(arch, 0), seed=0, runs=0, m2=m2, timeout=300)
+    assert short.complex_count == full.complex_count - 1
+    assert short.radius["status"] == "proved" and short.radius["value"] == full.radius["value"]
+    assert "it is the nearest boundary point" in short.radius["certificate"]
+
+
 def test_below_a_counts_hint_monodromy_goes_on_from_other_base_points_and_finds_the_rest(m2, monkeypatch):
     # fault injection: monodromy at the first base point keeps two points fewer than it found (as where solutions
     # in clusters near infinity lie within double precision's noise of each other and are kept as one); without a
     # hint the points at X0 stay short of the count, with the count as a hint monodromy goes on (at X0, then from
-    # other base points) and finds all of them: as many as the two primes count
+    # other base points) and finds all of them: as many as the two primes count (with no time limit, as from Python:
+    # the search at X0 once asked for half of the time left without one)
     import dataclasses
 
     from m2bridge.homotopy import pipeline
@@ -382,7 +407,7 @@ def test_below_a_counts_hint_monodromy_goes_on_from_other_base_points_and_finds_
     u = random_input(arch, 4).astype(float).ravel()
     alone, _, _ = all_points(g, 4, None, u, np.random.default_rng(4), 120, pencil=False)
     assert len(alone) <= both.value - 2
-    hinted, how, count = all_points(g, 4, None, u, np.random.default_rng(4), 120, pencil=False, hint=both.value)
+    hinted, how, count = all_points(g, 4, None, u, np.random.default_rng(4), None, pencil=False, hint=both.value)
     assert len(hinted) == both.value and ("more)" in how or "monodromy at X0 went on" in how)
 
 

@@ -301,9 +301,10 @@ def _refine(system: BoxSystem, x: list[acb], steps: int) -> tuple[list[acb], acb
     raise AssertionError("unreachable")
 
 
-def unique_root(system: BoxSystem, center: Sequence[acb], radius: float) -> bool:
+def unique_root(system: BoxSystem, center: Sequence[acb], radius: float | Sequence[float]) -> bool:
     """The Krawczyk test: True when the box of half-width ``radius`` (on the real and the imaginary part of every
-    coordinate) around ``center`` (its midpoints) holds exactly one solution of the system."""
+    coordinate, or one half-width per coordinate) around ``center`` (its midpoints) holds exactly one solution of
+    the system."""
     center = [acb(c).mid() for c in center]
     F, J = system.evaluate(center)
     Y = _preconditioner(J)
@@ -319,12 +320,14 @@ def _preconditioner(J: acb_mat) -> acb_mat | None:
     return Y if all(e.is_finite() for e in Y.entries()) else None
 
 
-def _krawczyk_test(system: BoxSystem, center: list[acb], F: acb_mat, Y: acb_mat, radius: float) -> list[acb] | None:
-    """The box B = center + [-r, r] (1 + i) in every coordinate (as the balls it is, their radii rounded up) when K(B)
-    lies inside its interior, else None (F = F(center), center exact)."""
+def _krawczyk_test(system: BoxSystem, center: list[acb], F: acb_mat, Y: acb_mat, radius: float | Sequence[float]
+                   ) -> list[acb] | None:
+    """The box B = center + [-r, r] (1 + i) in every coordinate (r one half-width, or one per coordinate; as the
+    balls it is, their radii rounded up) when K(B) lies inside its interior, else None (F = F(center), center
+    exact)."""
     m = system.m
-    delta = acb(arb(0, radius), arb(0, radius))
-    box = [c + delta for c in center]
+    radii = [radius] * m if np.isscalar(radius) else list(radius)
+    box = [c + acb(arb(0, r), arb(0, r)) for c, r in zip(center, radii)]
     _, JB = system.evaluate(box)
     offsets = acb_mat(m, 1, [b - c for b, c in zip(box, center)])  # encloses B - center, whatever the rounding
     K = acb_mat(m, 1, center) - Y * F + (_identity(m) - Y * JB) * offsets

@@ -21,6 +21,7 @@ from m2bridge.metric.classifier import (
     random_classifier,
 )
 from m2bridge.network import AttentionNetwork
+from m2bridge.homotopy.krawczyk import PRECISION, BoxSystem, unique_root
 from m2bridge.numeric.positivstellensatz import ball_excludes, derivative
 
 
@@ -199,6 +200,72 @@ def proved_lower_radius(g: sympy.Expr, ys: list, u: np.ndarray, r: float, time_l
             high = fraction
         fraction = (low + high) / 2 if best is not None else max(0.0, 1 - 3 * (1 - high))  # 0.97, 0.91, 0.73...
     return best
+
+
+def nearest_point_proved(g: sympy.Expr, ys: list, u: np.ndarray, x: np.ndarray, r_low: float,
+                         time_limit: float | None, threads: int = 1,
+                         widths: tuple[float, ...] = (0.05, 0.04, 0.03, 0.025, 0.02, 0.015)) -> tuple[bool, str]:
+    """Whether the real critical point x = (y*, lam*) of the distance from u to g = 0 (y* - u = lam* grad g(y*),
+    proved by a Krawczyk box, its distance at least ``r_low``) is a nearest point, so that the radius is its
+    distance, proved without the other critical points. For a width delta (the largest of ``widths`` times r_low
+    that passes): (1) on the box |y - y*|_inf <= delta one partial derivative dg/dy_i has no zero (no singular point
+    there) and lam = (y_i - u_i) / dg/dy_i stays within rho of lam*, where rho >= delta is a half-width at which the
+    Krawczyk test shows that the box about x (half-width delta in y, rho in the multiplier, scaled to the size of
+    y - u) holds one solution of the Lagrange system: a nearest point within
+    delta of y* is y* itself; (2) an identity in g and the conditions of a nearest point
+    (:func:`nearest_point_conditions`) shows that the ball of radius r_low about u, less the open ball of radius
+    delta about y*, holds no nearest point. A nearer boundary point would have a nearest point in that ball, so
+    the radius is at least r_low. Returns whether it was proved and how (or why not)."""
+    from flint import acb, arb, ctx, fmpq
+
+    n = len(ys)
+    poly = _exponent_dict(g, ys)
+    center = [Fraction(float(v)) for v in u]
+    y_star, lam_star = np.asarray(x[:n].real, dtype=float), float(x[n].real)
+    gradient = np.array([float(abs(sum(float(c) * np.prod(y_star ** np.array(m)) for m, c in derivative(poly, i).items())))
+                         for i in range(n)])
+    i = int(np.argmax(gradient))
+    partial = derivative(poly, i)
+    # the multiplier scaled to the size of y - u (lam is 1/|grad g| of it): a box of one half-width in every
+    # unknown then suits the Krawczyk test; mu = scale lam, scale a power of two near |grad g(y*)|
+    scale = Fraction(2) ** int(np.round(np.log2(max(float(np.linalg.norm(gradient)), 1e-300))))
+    mu = sympy.Symbol("mu")
+    offsets = [y - sympy.Rational(c.numerator, c.denominator) for y, c in zip(ys, center)]
+    system = BoxSystem.from_polynomials(
+        [g] + [offsets[k] - mu * sympy.diff(g, ys[k]) / sympy.Rational(scale.numerator, scale.denominator)
+               for k in range(n)], [*ys, mu])
+    chosen = None
+    with ctx.workprec(PRECISION):
+        for width in widths:
+            delta = width * r_low
+            box = [arb(float(v), delta) for v in y_star]
+            den = arb(0)
+            for m, c in partial.items():
+                term = arb(fmpq(c.numerator, c.denominator))
+                for j, e in enumerate(m):
+                    if e:
+                        term *= box[j] ** e
+                den += term
+            if den.contains(0):
+                continue
+            scaled = arb(fmpq(scale.numerator, scale.denominator))
+            spread = scaled * ((box[i] - arb(fmpq(center[i].numerator, center[i].denominator))) / den) \
+                - scaled * arb(lam_star)
+            rho = max(delta, float(abs(spread).upper()) * (1 + 1e-9))  # the box's half-width in mu
+            if unique_root(system, [acb(float(v)) for v in y_star] + [acb(float(scale) * lam_star)], [delta] * n + [rho]):
+                chosen = delta
+                break
+    if chosen is None:
+        return False, (f"no box about the nearest critical point of width {widths[-1]:g} to {widths[0]:g} times the "
+                       "radius passed the Krawczyk test with its multiplier's range")
+    got = ball_excludes(nearest_point_conditions(poly, center), center, Fraction(r_low), degree=4,
+                        time_limit=time_limit, threads=threads, holes=[([Fraction(float(v)) for v in y_star],
+                                                                        Fraction(chosen))])
+    if not got.proved:
+        return False, f"no identity for the ball less {chosen / r_low:.2g} of it about the point ({got.reason})"
+    return True, (f"it is the nearest boundary point: the Krawczyk test leaves no other within {chosen / r_low:.2g} "
+                  f"of the radius about it, and a {got.reason}, in g and the conditions of a nearest point, leaves "
+                  f"none in the rest of the ball ({got.seconds:.1f} s)")
 
 
 def degeneracy(arch: AttentionNetwork, clf: Classifier, ed: Count, identity: list, m2: Macaulay2,

@@ -84,7 +84,7 @@ def _toward(system: DistanceSystem, solved: Solved, goal: int, target: int | Non
 
     if len(ends) < goal and not budget.expired:
         more = monodromy(system, ends, U, rng, target=target,
-                         stall=QUIET_WITHOUT if target is None else QUIET_WITH_TARGET, seconds=budget.left(1.0) / 2)
+                         stall=QUIET_WITHOUT if target is None else QUIET_WITH_TARGET, seconds=budget.share(0.5))
         before, ends = len(ends), joined(ends, more.points)
         how += _went_on(len(first) - before, before, len(ends), more)
     if len(ends) < goal and not budget.expired:

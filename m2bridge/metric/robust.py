@@ -31,6 +31,7 @@ from m2bridge.homotopy.tracker import current_workers
 from m2bridge.metric.boundary import (
     degeneracy,
     generic_count,
+    nearest_point_proved,
     proved_lower_radius,
     singular_free_ball,
     singular_locus_of,
@@ -55,6 +56,7 @@ class BoundaryPoint:
     certified: bool  # interval Newton: a unique real critical point in a box of half-width `box`
     box: float
     enclosure: tuple[float, float] = (0.0, 0.0)  # the distance over that box
+    multiplier: float = float("nan")  # lam of the Lagrange solution (y, lam): y - X0 = lam grad f, f its factor
 
     def to_dict(self) -> dict[str, Any]:
         return {"point": [float(v) for v in self.point], "distance": self.distance, "local_min": self.local_min,
@@ -343,7 +345,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
                 lo, hi = distance_enclosure(box, n, x0)
                 y = x[:n].real
                 points.append(BoundaryPoint(y, float(np.linalg.norm(y - u)), _local_min(system, x), True,
-                                            box.radius, (lo, hi)))
+                                            box.radius, (lo, hi), float(box.center[n].real)))
         factors.append({"factor": str(f), "degree": int(sympy.Poly(f, *ys).total_degree()), "multiplicity": int(mult),
                         "ed_degree": count.to_dict(), "found_for_X0": len(pts),
                         "count_at_X0": at_x0.to_dict() if at_x0 else None, "all_certified": complete})
@@ -388,6 +390,14 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
                 why.append(f"a singular point of the boundary may be nearer ({sing_how})")
             cert = ("upper bound (the distance to a boundary point proved by interval Newton): " + "; ".join(why))
             status = Status.UPPER_BOUND
+        if not status.certain and len(flist) == 1 and not spent():  # the nearest point proved without the others
+            nearest, how = nearest_point_proved(flist[0][0], ys, u, np.append(best.point, best.multiplier), lo,
+                                                limit(0.5), threads=current_workers())
+            if nearest:
+                status = Status.PROVED
+                cert = f"certified: the distance to a boundary point proved by interval Newton, {how}"
+            else:
+                cert += f"; not proved the nearest: {how}"
         radius = {"value": hi if not status.certain else best.distance, "enclosure": [lo, hi], "status": status.value,
                   "certificate": cert, "nearest_point": [float(v) for v in best.point]}
         if not status.certain and not spent():

@@ -155,12 +155,11 @@ def solver_runs() -> str | None:
 
 
 class _Program:
-    """The semidefinite program: unknowns [t, q_1.., svec(G1), svec(G0)], maximize t subject to the identity's
-    coefficients, G1 >= 0, G0 - t I >= 0 and trace(G0) <= trace_bound."""
+    """The semidefinite program: unknowns [t, q_1.., svec(G_h) for each inequality h, svec(G0)], maximize t subject
+    to the identity's coefficients, G_h >= 0, G0 - t I >= 0 and trace(G0) <= trace_bound."""
 
-    def __init__(self, polys: list[Polynomial], n: int, degree: int):
+    def __init__(self, polys: list[Polynomial], n: int, degree: int, inequalities: list[Polynomial]):
         self.half = monomials(n, degree // 2)
-        self.ball_half = monomials(n, degree // 2 - 1)
         self.index = {m: i for i, m in enumerate(monomials(n, degree))}
         self.mult_bases = [monomials(n, degree - _degree(p)) for p in polys]
         rows, cols, vals = [], [], []
@@ -175,8 +174,11 @@ class _Program:
                     vals.append(float(c))
             col += len(basis)
         one = (0,) * n
-        self.g1_col = col
-        col = self._gram(self.ball_half, {m: float(c) for m, c in _ball(n).items()}, col, rows, cols, vals)
+        self.inequalities = []  # (h, its multiplier's basis, the first column of its Gram matrix)
+        for h in inequalities:
+            basis = monomials(n, (degree - _degree(h)) // 2)
+            self.inequalities.append((h, basis, col))
+            col = self._gram(basis, {m: float(c) for m, c in h.items()}, col, rows, cols, vals)
         self.g0_col = col
         col = self._gram(self.half, {one: 1.0}, col, rows, cols, vals)
         self.columns = col
@@ -205,22 +207,27 @@ class _Program:
         """The solver's point (None unless it solved the program) and its status."""
         import clarabel
 
-        k0, k1 = len(self.half), len(self.ball_half)
-        s0, s1 = k0 * (k0 + 1) // 2, k1 * (k1 + 1) // 2
+        k0 = len(self.half)
+        s0 = k0 * (k0 + 1) // 2
         ncol = self.columns
         eq = self.equations
-        # PSD cones: s = svec(G1); s = svec(G0) - t svec(I)
-        psd1 = sparse.hstack([sparse.csc_matrix((s1, self.g1_col)), -sparse.identity(s1), sparse.csc_matrix((s1, s0))])
+        # PSD cones: s = svec(G_h) for each inequality; s = svec(G0) - t svec(I)
+        blocks = []
+        for _, basis, col in self.inequalities:
+            size = len(basis) * (len(basis) + 1) // 2
+            blocks.append(sparse.hstack([sparse.csc_matrix((size, col)), -sparse.identity(size),
+                                         sparse.csc_matrix((size, ncol - col - size))]))
         diag0 = np.array([j * (j + 1) // 2 + j for j in range(k0)])
         t_col = sparse.csc_matrix((np.ones(k0), (diag0, np.zeros(k0, dtype=int))), shape=(s0, 1))
         psd0 = sparse.hstack([t_col, sparse.csc_matrix((s0, self.g0_col - 1)), -sparse.identity(s0)])
         trace = np.zeros((1, ncol))
         trace[0, self.g0_col + diag0] = 1.0
-        A = sparse.vstack([eq, sparse.csc_matrix(trace), psd1, psd0]).tocsc()
-        b = np.concatenate([self.rhs, [float(k0)], np.zeros(s1 + s0)])
+        A = sparse.vstack([eq, sparse.csc_matrix(trace), *blocks, psd0]).tocsc()
+        b = np.concatenate([self.rhs, [float(k0)], np.zeros(A.shape[0] - len(self.rhs) - 1)])
         c = np.zeros(ncol)
         c[0] = -1.0
-        cones = [clarabel.ZeroConeT(eq.shape[0]), clarabel.NonnegativeConeT(1), clarabel.PSDTriangleConeT(k1),
+        cones = [clarabel.ZeroConeT(eq.shape[0]), clarabel.NonnegativeConeT(1),
+                 *[clarabel.PSDTriangleConeT(len(basis)) for _, basis, _ in self.inequalities],
                  clarabel.PSDTriangleConeT(k0)]
         settings = clarabel.DefaultSettings()
         settings.verbose = False
@@ -268,11 +275,14 @@ def _cholesky(G: np.ndarray) -> np.ndarray | None:
 
 
 def ball_excludes(polys: Sequence[Mapping[Monomial, Fraction]], center: Sequence[Fraction], radius: Fraction,
-                  degree: int = 4, time_limit: float | None = None, threads: int = 1) -> BallCertificate:
+                  degree: int = 4, time_limit: float | None = None, threads: int = 1,
+                  holes: Sequence[tuple[Sequence[Fraction], Fraction]] = ()) -> BallCertificate:
     """Whether the closed ball |y - center| <= radius holds no real common zero of ``polys`` (exponent dicts
     with rational coefficients in y), proved by a Positivstellensatz identity of the given (even) degree
-    found by semidefinite programming and checked exactly. ``proved`` False says only that no certificate of
-    this degree was found (or checked) in the time: the ball may still be free."""
+    found by semidefinite programming and checked exactly. ``holes``: (centre, radius) of open balls left out of
+    the region (each inequality |y - c_h|^2 - r_h^2 >= 0 gets a sum-of-squares multiplier, and so does its product
+    with the ball's where the degree allows). ``proved`` False says only that no certificate of this degree was
+    found (or checked) in the time: the region may still be free."""
     t0 = time.perf_counter()
     n = len(center)
     center = [Fraction(c) for c in center]
@@ -298,7 +308,16 @@ def ball_excludes(polys: Sequence[Mapping[Monomial, Fraction]], center: Sequence
     broken = solver_runs()
     if broken:
         return fail(broken)
-    program = _Program(zpolys, n, degree)
+    inequalities = [_ball(n)]
+    for hole_center, hole_radius in holes:  # in z: |z - z_h|^2 - rho_h^2 >= 0
+        z_h = [(Fraction(a) - b) / radius for a, b in zip(hole_center, center)]
+        outside = {m: -v for m, v in _ball(n).items()}  # |z|^2 - 1, then moved to z_h with radius rho_h
+        outside = shifted(outside, [-c for c in z_h], Fraction(1))
+        outside[(0,) * n] = outside.get((0,) * n, Fraction(0)) + 1 - (Fraction(hole_radius) / radius) ** 2
+        inequalities.append({m: v for m, v in outside.items() if v})
+        if degree >= 4:
+            inequalities.append(_multiply(_ball(n), inequalities[-1]))
+    program = _Program(zpolys, n, degree, inequalities)
     x, status = program.solve(time_limit, threads)
     if x is None or not np.all(np.isfinite(x)):
         return fail(f"the semidefinite program of degree {degree} ended {status}")
@@ -311,12 +330,13 @@ def ball_excludes(polys: Sequence[Mapping[Monomial, Fraction]], center: Sequence
         integers, exponent = _dyadic_integers(x[col:col + len(basis)])
         unit = Fraction(2) ** exponent
         _subtract(leftover, _multiply({b: k * unit for b, k in zip(basis, integers[0])}, p))
-    k1, k0 = len(program.ball_half), len(program.half)
-    G1 = program.gram(x, program.g1_col, k1)
-    L1 = _cholesky(G1 + 1e-12 * np.eye(k1) * max(1.0, np.abs(G1).max()))
-    if L1 is None:
-        return fail("the multiplier of the ball is not numerically positive semidefinite")
-    _subtract(leftover, _multiply(_sum_of_squares(L1, program.ball_half), _ball(n)))
+    k0 = len(program.half)
+    for h, basis, col in program.inequalities:
+        G = program.gram(x, col, len(basis))
+        L = _cholesky(G + 1e-12 * np.eye(len(basis)) * max(1.0, np.abs(G).max()))
+        if L is None:
+            return fail("the multiplier of an inequality is not numerically positive semidefinite")
+        _subtract(leftover, _multiply(_sum_of_squares(L, basis), h))
     G0 = program.gram(x, program.g0_col, k0)
     L0 = _cholesky(G0 - 0.5 * t * np.eye(k0))
     if L0 is None:

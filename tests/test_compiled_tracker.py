@@ -132,8 +132,9 @@ def test_no_slice_of_paths_starts_after_until_and_its_paths_come_back_failed_whe
     monkeypatch.setattr(compiled, "track", slow)
     monkeypatch.setattr(tracker, "_SLICE", 2)
     Y, ok = tracker.track(system, points, u0, u1, until=time.monotonic() + 0.5)
-    assert ok.tolist() == [True, True, True, True, False, False]  # slices 1 and 2 start before 0.5 s, not 3
-    assert np.array_equal(Y[:4], free[:4]) and np.array_equal(Y[4:], points[4:])
+    done = int(ok.sum())  # slice 1 starts at once, slice 3 not before 0.6 s: whole slices, the first ones
+    assert done in (2, 4) and ok.tolist() == [True] * done + [False] * (6 - done)
+    assert np.array_equal(Y[:done], free[:done]) and np.array_equal(Y[done:], points[done:])
     Y, ok = tracker.track(system, points[:1], u0, u1, until=time.monotonic() - 1.0)
     assert not ok.any() and np.array_equal(Y, points[:1])
     ends = tracker.track_all(system, points, u0, u1, rng, until=time.monotonic() + 0.5)

@@ -13,6 +13,7 @@ from m2bridge.metric.boundary import (
     proved_lower_radius,
     singular_free_ball,
 )
+from m2bridge.homotopy.krawczyk import krawczyk, lagrange_system
 from m2bridge.numeric import positivstellensatz as pss
 from m2bridge.numeric.positivstellensatz import ball_excludes, derivative
 
@@ -104,27 +105,66 @@ def test_the_conditions_of_a_nearest_point_bring_the_proved_radius_within_a_perc
     assert len(conditions) == 2 and not ball_excludes(conditions, [F(1, 2), F(3, 10)], F(distance) * F(101, 100)).proved
 
 
+def _certified(g: sympy.Expr, ys: list, u: list, point: np.ndarray):
+    """The Krawczyk box of the real Lagrange solution (y, lam), y - u = lam grad g, near ``point``."""
+    grad = [float(sympy.diff(g, v).subs(dict(zip(ys, point)))) for v in ys]
+    i = int(np.argmax(np.abs(grad)))
+    lam = (point[i] - float(u[i])) / grad[i]
+    box = krawczyk(lagrange_system(g, len(ys), [[1, 0], [0, 1]], u), np.append(point, lam).astype(complex), real=True)
+    assert box.certified and box.real
+    return box
+
+
 def test_the_nearest_critical_point_is_proved_nearest_and_a_farther_one_is_not():
-    # the ellipse x^2/4 + y^2 = 1 from (1/2, 3/10): its real critical points of the distance from the exact real
+    # the ellipse y1^2/4 + y2^2 = 1 from (1/2, 3/10): its real critical points of the distance from the exact real
     # roots (sympy); the nearest is proved to be the nearest point without the others (a Krawczyk box about it, an
     # identity for the rest of the ball), the next one never is (the nearest lies in its ball, outside its hole)
-    x, y = sympy.symbols("x y")
-    ellipse = x ** 2 / 4 + y ** 2 - 1
+    y1, y2 = ys = list(sympy.symbols("y_1:3"))
+    ellipse = y1 ** 2 / 4 + y2 ** 2 - 1
     c = [sympy.Rational(1, 2), sympy.Rational(3, 10)]
-    minor = sympy.expand((x - c[0]) * sympy.diff(ellipse, y) - (y - c[1]) * sympy.diff(ellipse, x))
-    on_line = sympy.solve(minor, y)[0]
+    u = [F(1, 2), F(3, 10)]
+    minor = sympy.expand((y1 - c[0]) * sympy.diff(ellipse, y2) - (y2 - c[1]) * sympy.diff(ellipse, y1))
+    on_line = sympy.solve(minor, y2)[0]
     found = []
-    for r in sympy.real_roots(sympy.numer(sympy.together(ellipse.subs(y, on_line)))):
-        p = np.array([float(r.evalf(30)), float(on_line.subs(x, r).evalf(30))])
-        lam = (p[1] - 0.3) / float(sympy.diff(ellipse, y).subs({x: p[0], y: p[1]}))  # y - c = lam grad g
-        found.append((float(np.linalg.norm(p - [0.5, 0.3])), np.append(p, lam)))
+    for r in sympy.real_roots(sympy.numer(sympy.together(ellipse.subs(y2, on_line)))):
+        p = np.array([float(r.evalf(30)), float(on_line.subs(y1, r).evalf(30))])
+        found.append((float(np.linalg.norm(p - [0.5, 0.3])), p))
     found.sort(key=lambda t: t[0])
-    (near, xn), (far, xf) = found[0], found[1]
-    proved, how = nearest_point_proved(ellipse, [x, y], np.array([0.5, 0.3]), xn, near * (1 - 1e-9), time_limit=60)
-    assert proved, how
-    assert "nearest boundary point" in how
-    proved, how = nearest_point_proved(ellipse, [x, y], np.array([0.5, 0.3]), xf, far * (1 - 1e-9), time_limit=60)
+    (near, pn), (far, pf) = found[0], found[1]
+    proved, how = nearest_point_proved(ellipse, ys, u, _certified(ellipse, ys, u, pn), near * (1 - 1e-9), 60)
+    assert proved and "nearest boundary point" in how, how
+    proved, how = nearest_point_proved(ellipse, ys, u, _certified(ellipse, ys, u, pf), far * (1 - 1e-9), 60)
     assert not proved and far > 1.1 * near
+
+
+def test_a_critical_point_whose_neighbourhood_holds_nearer_points_fails_the_krawczyk_step(monkeypatch):
+    # the parabola y2 = y1^2 from (0, 0.5001), just above its focal point 1/2: the vertex is a critical point at
+    # distance 0.5001, but the nearest points are (+-0.01, 0.0001) at 0.50009999; so close to the vertex that the
+    # identity for the ball less a hole about it holds: only the Krawczyk step (no other solution of the Lagrange
+    # system in a box of that size) refuses the vertex; without it the proof would be false
+    from m2bridge.metric import boundary
+
+    y1, y2 = ys = list(sympy.symbols("y_1:3"))
+    parabola = y2 - y1 ** 2
+    u = [F(0), F(5001, 10000)]
+    vertex = _certified(parabola, ys, u, np.array([0.0, 0.0]))
+    proved, how = nearest_point_proved(parabola, ys, u, vertex, 0.5001 * (1 - 1e-9), 60)
+    assert not proved and "Krawczyk" in how, how
+    monkeypatch.setattr(boundary, "unique_root", lambda *a, **k: True)
+    proved, _ = nearest_point_proved(parabola, ys, u, vertex, 0.5001 * (1 - 1e-9), 60)
+    assert proved  # the false proof the Krawczyk step prevents
+
+
+def test_a_hole_in_the_ball_is_left_out_exactly_where_it_covers_the_zeros():
+    # the line y1 = 1 meets the ball |y| <= 2 in the segment (1, t), t^2 <= 3, whose farthest point from (1, 0) is
+    # sqrt 3 = 1.732 away: a hole about (1, 0) of radius 1.7 leaves zeros in the region, 1.8 none; about (1, 1) the
+    # farthest is 1 + sqrt 3 = 2.732 away
+    line = {(1, 0): F(1), (0, 0): F(-1)}
+    centre = [F(0), F(0)]
+    assert not ball_excludes([line], centre, F(2), holes=[([F(1), F(0)], F(17, 10))]).proved
+    assert ball_excludes([line], centre, F(2), holes=[([F(1), F(0)], F(18, 10))]).proved
+    assert not ball_excludes([line], centre, F(2), holes=[([F(1), F(1)], F(26, 10))]).proved
+    assert ball_excludes([line], centre, F(2), holes=[([F(1), F(1)], F(28, 10))]).proved
 
 
 def test_a_solver_that_does_not_run_on_this_cpu_proves_nothing_and_says_why(monkeypatch):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import sympy
@@ -21,7 +21,7 @@ from m2bridge.metric.classifier import (
     random_classifier,
 )
 from m2bridge.network import AttentionNetwork
-from m2bridge.homotopy.krawczyk import PRECISION, BoxSystem, unique_root
+from m2bridge.homotopy.krawczyk import PRECISION, Box, BoxSystem, unique_root
 from m2bridge.numeric.positivstellensatz import ball_excludes, derivative
 
 
@@ -115,9 +115,10 @@ def _interval_excludes(g: sympy.Expr, ys: list, u: np.ndarray, r: float, budget:
     return True
 
 
-def singular_free_ball(g: sympy.Expr, ys: list, u: np.ndarray, r: float, budget: int = 3000,
+def singular_free_ball(g: sympy.Expr, ys: list, u: Sequence[Any], r: float, budget: int = 3000,
                        time_limit: float | None = None, threads: int = 1) -> tuple[bool, str]:
-    """Whether no singular point of g = 0 lies within distance r of u (the closed ball), and how that was
+    """Whether no singular point of g = 0 lies within distance r of u (the closed ball; u exact: Fractions, or
+    floats taken as their binary values), and how that was
     proved or why not: a Positivstellensatz identity of degree 2 for g and grad g (any number of variables,
     a fraction of a second), else interval arithmetic on grad g over pieces of the ball (``budget`` pieces,
     half of ``time_limit``: enough in a few variables), else an identity of degree 4 (what is left of
@@ -125,13 +126,14 @@ def singular_free_ball(g: sympy.Expr, ys: list, u: np.ndarray, r: float, budget:
     exactly (rational or interval arithmetic)."""
     poly = _exponent_dict(g, ys)
     polys = [poly] + [derivative(poly, i) for i in range(len(ys))]
-    center, radius = [Fraction(float(v)) for v in u], Fraction(float(r))
+    center, radius = [Fraction(v) for v in u], Fraction(float(r))
     t0 = time.monotonic()
     first = ball_excludes(polys, center, radius, degree=2, threads=threads)
     if first.proved:
         return True, "a Positivstellensatz identity of degree 2 in g and grad g, checked in rational arithmetic"
-    if _interval_excludes(g, ys, np.asarray(u, dtype=float), float(r), budget,
-                          None if time_limit is None else 0.5 * time_limit):
+    near = np.array([float(c) for c in center])  # the float centre's ball, widened to hold the exact one's
+    widened = float(r) + 2 * max(abs(float(Fraction(float(a)) - a)) for a in center)
+    if _interval_excludes(g, ys, near, widened, budget, None if time_limit is None else 0.5 * time_limit):
         return True, "interval arithmetic on grad g"
     time_limit = None if time_limit is None else time_limit - (time.monotonic() - t0)
     if time_limit is not None and time_limit < 1.0:
@@ -171,7 +173,7 @@ def nearest_point_conditions(poly: dict[tuple[int, ...], Fraction], center: list
     return [poly] + minors
 
 
-def proved_lower_radius(g: sympy.Expr, ys: list, u: np.ndarray, r: float, time_limit: float | None,
+def proved_lower_radius(g: sympy.Expr, ys: list, u: Sequence[Any], r: float, time_limit: float | None,
                         threads: int = 1, tries: int = 4) -> tuple[float, str] | None:
     """A fraction of r (from 0.97 r, at most ``tries`` identities within ``time_limit`` seconds) within which no
     real point of g = 0 lies around u, proved by a Positivstellensatz identity of degree 4 in g and the conditions
@@ -181,7 +183,7 @@ def proved_lower_radius(g: sympy.Expr, ys: list, u: np.ndarray, r: float, time_l
     critical points."""
     if not np.isfinite(r) or r <= 0:
         return None
-    center = [Fraction(float(v)) for v in u]
+    center = [Fraction(v) for v in u]  # exact (Fractions, or floats as their binary values)
     polys = nearest_point_conditions(_exponent_dict(g, ys), center)
     t0 = time.monotonic()
     low, high, fraction = 0.0, 1.0, 0.97
@@ -202,17 +204,18 @@ def proved_lower_radius(g: sympy.Expr, ys: list, u: np.ndarray, r: float, time_l
     return best
 
 
-def nearest_point_proved(g: sympy.Expr, ys: list, u: np.ndarray, x: np.ndarray, r_low: float,
+def nearest_point_proved(g: sympy.Expr, ys: list, u: Sequence[Any], certified: Box, r_low: float,
                          time_limit: float | None, threads: int = 1,
                          widths: tuple[float, ...] = (0.05, 0.04, 0.03, 0.025, 0.02, 0.015)) -> tuple[bool, str]:
-    """Whether the real critical point x = (y*, lam*) of the distance from u to g = 0 (y* - u = lam* grad g(y*),
-    proved by a Krawczyk box, its distance at least ``r_low``) is a nearest point, so that the radius is its
-    distance, proved without the other critical points. For a width delta (the largest of ``widths`` times r_low
-    that passes): (1) on the box |y - y*|_inf <= delta one partial derivative dg/dy_i has no zero (no singular point
+    """Whether the real critical point in the Krawczyk box ``certified`` (of the Lagrange system g = 0,
+    y - u = lam grad g, :func:`.krawczyk.lagrange_system` at the exact u; its distance from u at least ``r_low``) is
+    a nearest point of g = 0, so that the radius is its distance, proved without the other critical points. With
+    (y*, lam*) the box's centre, for a width delta (the largest of ``widths`` times r_low that passes, larger than
+    the box): (1) on the box |y - y*|_inf <= delta one partial derivative dg/dy_i has no zero (no singular point
     there) and lam = (y_i - u_i) / dg/dy_i stays within rho of lam*, where rho >= delta is a half-width at which the
-    Krawczyk test shows that the box about x (half-width delta in y, rho in the multiplier, scaled to the size of
-    y - u) holds one solution of the Lagrange system: a nearest point within
-    delta of y* is y* itself; (2) an identity in g and the conditions of a nearest point
+    Krawczyk test shows that the box about (y*, lam*) (half-width delta in y, rho in the multiplier, scaled to the
+    size of y - u), which holds ``certified``, holds one solution of the Lagrange system: a nearest point within
+    delta of y* is that critical point; (2) an identity in g and the conditions of a nearest point
     (:func:`nearest_point_conditions`) shows that the ball of radius r_low about u, less the open ball of radius
     delta about y*, holds no nearest point. A nearer boundary point would have a nearest point in that ball, so
     the radius is at least r_low. Returns whether it was proved and how (or why not)."""
@@ -220,8 +223,10 @@ def nearest_point_proved(g: sympy.Expr, ys: list, u: np.ndarray, x: np.ndarray, 
 
     n = len(ys)
     poly = _exponent_dict(g, ys)
-    center = [Fraction(float(v)) for v in u]
-    y_star, lam_star = np.asarray(x[:n].real, dtype=float), float(x[n].real)
+    center = [Fraction(v) for v in u]
+    if not certified.certified or not certified.real:
+        return False, "the nearest critical point is not proved real by a Krawczyk box"
+    y_star, lam_star = np.asarray(certified.center[:n].real, dtype=float), float(certified.center[n].real)
     gradient = np.array([float(abs(sum(float(c) * np.prod(y_star ** np.array(m)) for m, c in derivative(poly, i).items())))
                          for i in range(n)])
     i = int(np.argmax(gradient))
@@ -238,6 +243,9 @@ def nearest_point_proved(g: sympy.Expr, ys: list, u: np.ndarray, x: np.ndarray, 
     with ctx.workprec(PRECISION):
         for width in widths:
             delta = width * r_low
+            reach = certified.radius + float(np.abs(certified.center.imag).max())
+            if reach * float(max(scale, 1)) * (1 + 1e-9) >= delta:  # the box must hold the proved one
+                continue
             box = [arb(float(v), delta) for v in y_star]
             den = arb(0)
             for m, c in partial.items():
@@ -251,7 +259,7 @@ def nearest_point_proved(g: sympy.Expr, ys: list, u: np.ndarray, x: np.ndarray, 
             scaled = arb(fmpq(scale.numerator, scale.denominator))
             spread = scaled * ((box[i] - arb(fmpq(center[i].numerator, center[i].denominator))) / den) \
                 - scaled * arb(lam_star)
-            rho = max(delta, float(abs(spread).upper()) * (1 + 1e-9))  # the box's half-width in mu
+            rho = max(delta, float(abs(spread).upper()) * (1 + 1e-9))  # the box's half-width in mu (>= scale radius)
             if unique_root(system, [acb(float(v)) for v in y_star] + [acb(float(scale) * lam_star)], [delta] * n + [rho]):
                 chosen = delta
                 break

@@ -26,7 +26,7 @@ from m2bridge.errors import ArchitectureError, M2Timeout
 from m2bridge.exact.counts import Count, hypersurface_count
 from m2bridge.fields import SMALL_PRIME
 from m2bridge.homotopy import DistanceSystem
-from m2bridge.homotopy.krawczyk import all_disjoint, distance_enclosure, repeated
+from m2bridge.homotopy.krawczyk import Box, all_disjoint, distance_enclosure, repeated
 from m2bridge.homotopy.tracker import current_workers
 from m2bridge.metric.boundary import (
     degeneracy,
@@ -56,7 +56,7 @@ class BoundaryPoint:
     certified: bool  # interval Newton: a unique real critical point in a box of half-width `box`
     box: float
     enclosure: tuple[float, float] = (0.0, 0.0)  # the distance over that box
-    multiplier: float = float("nan")  # lam of the Lagrange solution (y, lam): y - X0 = lam grad f, f its factor
+    lagrange: Box | None = None  # the Krawczyk box of (y, lam), y - X0 = lam grad f (f its factor)
 
     def to_dict(self) -> dict[str, Any]:
         return {"point": [float(v) for v in self.point], "distance": self.distance, "local_min": self.local_min,
@@ -345,7 +345,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
                 lo, hi = distance_enclosure(box, n, x0)
                 y = x[:n].real
                 points.append(BoundaryPoint(y, float(np.linalg.norm(y - u)), _local_min(system, x), True,
-                                            box.radius, (lo, hi), float(box.center[n].real)))
+                                            box.radius, (lo, hi), box))
         factors.append({"factor": str(f), "degree": int(sympy.Poly(f, *ys).total_degree()), "multiplicity": int(mult),
                         "ed_degree": count.to_dict(), "found_for_X0": len(pts),
                         "count_at_X0": at_x0.to_dict() if at_x0 else None, "all_certified": complete})
@@ -374,7 +374,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
         best = min(points, key=lambda p: p.enclosure[1])
         lo, hi = best.enclosure
         sing_free, sing_how = (False, "not checked: no time was left (--timeout)") if spent() else \
-            singular_free_ball(reduced, ys, u, hi * (1 + 1e-9), time_limit=limit(0.5), threads=current_workers())
+            singular_free_ball(reduced, ys, x0, hi * (1 + 1e-9), time_limit=limit(0.5), threads=current_workers())
         if all_certified and sing_free:
             # the points and the ball are proved; their completeness is as sure as the ED degree
             status = weakest([ed.status, Status.PROVED])
@@ -391,8 +391,8 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
             cert = ("upper bound (the distance to a boundary point proved by interval Newton): " + "; ".join(why))
             status = Status.UPPER_BOUND
         if not status.certain and len(flist) == 1 and not spent():  # the nearest point proved without the others
-            nearest, how = nearest_point_proved(flist[0][0], ys, u, np.append(best.point, best.multiplier), lo,
-                                                limit(0.5), threads=current_workers())
+            nearest, how = nearest_point_proved(flist[0][0], ys, x0, best.lagrange, lo, limit(0.5),
+                                                threads=current_workers())
             if nearest:
                 status = Status.PROVED
                 cert = f"certified: the distance to a boundary point proved by interval Newton, {how}"
@@ -401,7 +401,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
         radius = {"value": hi if not status.certain else best.distance, "enclosure": [lo, hi], "status": status.value,
                   "certificate": cert, "nearest_point": [float(v) for v in best.point]}
         if not status.certain and not spent():
-            below = proved_lower_radius(reduced, ys, u, lo, limit(0.5), threads=current_workers())
+            below = proved_lower_radius(reduced, ys, x0, lo, limit(0.5), threads=current_workers())
             if below is not None:
                 radius["lower_bound"] = {"value": below[0], "certificate": below[1]}
     else:

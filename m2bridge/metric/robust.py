@@ -314,6 +314,8 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
         pts, how, mono = all_points(f, n, exact_count.value if exact_count else None, u, rng, search,
                                      pencil=one_prime is None, hint=one_prime.value if one_prime else None,
                                      until=until)
+        if until is not None and time.monotonic() >= until:
+            notes.append("the paths to X0 were cut by the time limit (--timeout): points may be missing at X0")
         methods.append(how)
         count = exact_count or mono
         if exact_count and mono.value > (exact_count.value or 0):  # more points than the count: one of them is wrong

@@ -181,11 +181,10 @@ def track(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
         done = [f.result() for f in futures]
     elif data is not None and len(X0) > _SLICE * (workers.count if workers else 1):
         step = _SLICE * (workers.count if workers else 1)
-        done = [run(target, X0[c], rows(ua, c), rows(ub, c), *options) if not _past(until) else
-                (X0[c].copy(), np.zeros(len(c), dtype=bool))
+        done = [run(target, X0[c], rows(ua, c), rows(ub, c), *options) if not _past(until) else _not_started(X0[c])
                 for c in (np.arange(i, min(i + step, len(X0))) for i in range(0, len(X0), step))]
     elif _past(until):
-        return X0.copy(), np.zeros(len(X0), dtype=bool)
+        return _not_started(X0)
     else:
         return run(target, X0, ua, ub, *options)
     return np.vstack([X for X, _ in done]), np.concatenate([ok for _, ok in done])
@@ -193,6 +192,11 @@ def track(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
 
 def _past(until: float | None) -> bool:
     return until is not None and time.monotonic() >= until
+
+
+def _not_started(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Paths that ``until`` kept from starting: where they began, failed."""
+    return X.copy(), np.zeros(len(X), dtype=bool)
 
 
 def track_numpy(system: Any, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, min_step: float = 1e-12,

@@ -222,51 +222,42 @@ def nearest_point_proved(g: sympy.Expr, ys: list, u: Sequence[Any], certified: B
     from flint import acb, arb, ctx, fmpq
 
     n = len(ys)
-    poly = _exponent_dict(g, ys)
     center = [Fraction(v) for v in u]
     if not certified.certified or not certified.real:
         return False, "the nearest critical point is not proved real by a Krawczyk box"
     y_star, lam_star = np.asarray(certified.center[:n].real, dtype=float), float(certified.center[n].real)
-    gradient = np.array([float(abs(sum(float(c) * np.prod(y_star ** np.array(m)) for m, c in derivative(poly, i).items())))
-                         for i in range(n)])
-    i = int(np.argmax(gradient))
-    partial = derivative(poly, i)
+    offset = y_star - np.array([float(c) for c in center])  # = lam* grad g(y*)
+    i = int(np.argmax(np.abs(offset)))  # the largest partial of g at y*
     # the multiplier scaled to the size of y - u (lam is 1/|grad g| of it): a box of one half-width in every
-    # unknown then suits the Krawczyk test; mu = scale lam, scale a power of two near |grad g(y*)|
-    scale = Fraction(2) ** int(np.round(np.log2(max(float(np.linalg.norm(gradient)), 1e-300))))
+    # unknown then suits the Krawczyk test; mu = scale lam, scale a power of two near |grad g(y*)| = |y* - u|/|lam*|
+    scale = Fraction(2) ** int(np.round(np.log2(float(np.linalg.norm(offset)) / abs(lam_star))))
     mu = sympy.Symbol("mu")
     offsets = [y - sympy.Rational(c.numerator, c.denominator) for y, c in zip(ys, center)]
     system = BoxSystem.from_polynomials(
         [g] + [offsets[k] - mu * sympy.diff(g, ys[k]) / sympy.Rational(scale.numerator, scale.denominator)
                for k in range(n)], [*ys, mu])
+    reach = (certified.radius + float(np.abs(certified.center.imag).max())) * float(max(scale, 1))
     chosen = None
     with ctx.workprec(PRECISION):
+        scaled = acb(arb(fmpq(scale.numerator, scale.denominator)))
+        mu_star = acb(float(scale) * lam_star)
         for width in widths:
             delta = width * r_low
-            reach = certified.radius + float(np.abs(certified.center.imag).max())
-            if reach * float(max(scale, 1)) * (1 + 1e-9) >= delta:  # the box must hold the proved one
+            if reach * (1 + 1e-9) >= delta:  # the box must hold the proved one
                 continue
-            box = [arb(float(v), delta) for v in y_star]
-            den = arb(0)
-            for m, c in partial.items():
-                term = arb(fmpq(c.numerator, c.denominator))
-                for j, e in enumerate(m):
-                    if e:
-                        term *= box[j] ** e
-                den += term
+            box = [acb(arb(float(v), delta)) for v in y_star]
+            den = system.evaluate(box + [mu_star])[1][0, i]  # dg/dy_i over the box (row g of the Jacobian)
             if den.contains(0):
                 continue
-            scaled = arb(fmpq(scale.numerator, scale.denominator))
-            spread = scaled * ((box[i] - arb(fmpq(center[i].numerator, center[i].denominator))) / den) \
-                - scaled * arb(lam_star)
+            spread = scaled * ((box[i] - acb(arb(fmpq(center[i].numerator, center[i].denominator)))) / den) - mu_star
             rho = max(delta, float(abs(spread).upper()) * (1 + 1e-9))  # the box's half-width in mu (>= scale radius)
-            if unique_root(system, [acb(float(v)) for v in y_star] + [acb(float(scale) * lam_star)], [delta] * n + [rho]):
+            if unique_root(system, [acb(float(v)) for v in y_star] + [mu_star], [delta] * n + [rho]):
                 chosen = delta
                 break
     if chosen is None:
         return False, (f"no box about the nearest critical point of width {widths[-1]:g} to {widths[0]:g} times the "
                        "radius passed the Krawczyk test with its multiplier's range")
-    got = ball_excludes(nearest_point_conditions(poly, center), center, Fraction(r_low), degree=4,
+    got = ball_excludes(nearest_point_conditions(_exponent_dict(g, ys), center), center, Fraction(r_low), degree=4,
                         time_limit=time_limit, threads=threads, holes=[([Fraction(float(v)) for v in y_star],
                                                                         Fraction(chosen))])
     if not got.proved:

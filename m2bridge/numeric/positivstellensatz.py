@@ -10,7 +10,9 @@ found by a semidefinite program (Clarabel, interior point, floats) of a fixed de
 checked in exact rational arithmetic: q_k and sigma_1's Cholesky factor are rounded to dyadic rationals,
 sigma_0 is what the identity leaves, and it is shown to be a sum of squares by a rational Gram matrix
 L L^T + R with R diagonally dominant (a float Cholesky factor L of the solver's Gram matrix less a margin,
-R the exact remainder). Nothing the solver returns is trusted: it only suggests the certificate.
+R the exact remainder). Nothing the solver returns is trusted: it only suggests the certificate. Balls left out
+of the region (holes |y - c_h| < r_h) add the inequalities |y - c_h|^2 - r_h^2 >= 0 (and their products with the
+ball's), each with a sum-of-squares multiplier of its own, checked the same way.
 """
 
 from __future__ import annotations

@@ -505,6 +505,26 @@ def test_at_a_real_parameter_point_conjugates_come_free_only_for_real_coefficien
     assert np.abs(twisted.residual(points.conj(), U)).max() > 1e-3
 
 
+def test_the_conjugates_monodromy_adds_are_merged_with_noisy_copies_as_its_own_points_are():
+    # the quadric cone's 6 critical points at a real u0; as seeds, one non-real point and a copy of its conjugate
+    # off by 1e-5 (more than new_points' tolerance 1e-6, well within 1000 times the copy's Newton correction): the
+    # conjugates added free are the same two solutions, so the seeds are 2 points. Merged without the Newton noise
+    # (the former dedup of the conjugates) they were 4, and at the twelve-variable boundary's far-out points (noise
+    # 1e-9 to 4e-4 of their size) such copies inflated monodromy's count past the count modulo a prime
+    from m2bridge import homotopy
+
+    system, start, u0 = _quadric_cone_start()
+    real_u0 = u0.real.astype(complex)
+    moved, ok = homotopy.tracker.track(system, start, u0, real_u0)
+    found = homotopy.monodromy(system, moved[ok][:1], real_u0, np.random.default_rng(4), stall=10).points
+    p = found[np.argmax(np.abs(found.imag).max(axis=1))]
+    assert np.abs(p.imag).max() > 1e-3  # not real: its conjugate is another solution
+    copy = p.conj() + 1e-5 * max(1.0, float(np.abs(p).max()))
+    assert len(homotopy.new_points(np.zeros((0, len(p))), np.array([p.conj(), copy]))) == 2  # apart by tol alone
+    seeds = homotopy.monodromy(system, np.array([p, copy]), real_u0, np.random.default_rng(4), target=1).points
+    assert len(seeds) == 2
+
+
 def test_a_path_that_jumps_onto_another_on_every_straight_segment_is_tracked_again_and_the_trace_test_passes(
         monkeypatch):
     # fault injection on the quadric cone above (6 critical points): on every straight segment from the 6 points

@@ -219,12 +219,41 @@ def test_the_preconditioner_is_the_inverse_jacobian_at_the_refined_center_not_at
     assert box.certified and box.real is False and _newton_ends_in(box, g, ys, x0, point)
 
 
-def test_certified_boxes_that_meet_hold_one_solution_and_the_later_is_marked_repeated():
-    # a certified box holds exactly one solution: two that meet hold the same one; an uncertified box proves nothing
-    # and is never marked, nor marks another
+def test_boxes_that_meet_are_merged_only_where_one_box_holding_both_passes_the_test():
+    # x^2 = x: roots 0 and 1. Two boxes about 1 hold the same root (one box holds both: merged); a box with real
+    # part [-0.3, 0.6] holds exactly one root, 0, and one with [0.4, 1.3] exactly one, 1 (each by hand: the roots
+    # are known): they meet but hold distinct roots (the former rule "certified boxes that meet hold the same
+    # solution" merged them); an uncertified box is never marked and marks none
+    from flint import arb
+
+    from m2bridge.homotopy.krawczyk import Box, repeated, same_solution
+
+    system = BoxSystem.from_polynomials([x ** 2 - x], [x])
+
+    def box(center: float, radius: float, certified: bool = True) -> Box:
+        return Box(np.array([complex(center)]), radius, certified, None, (acb(arb(center, radius), arb(0, radius)),))
+
+    near_one, also_one = box(1.0, 1e-3), box(1.0 + 2e-4, 1e-3)
+    holds_zero, holds_one = box(0.15, 0.45), box(0.85, 0.45)
+    assert same_solution(system, near_one, also_one)
+    assert not same_solution(system, holds_zero, holds_one)
+    assert not holds_zero.disjoint(holds_one) and near_one.disjoint(holds_zero)
+    boxes = [near_one, also_one, holds_zero, holds_one, box(1.0, 1e-3, certified=False)]
+    assert repeated(boxes, system).tolist() == [False, True, False, False, False]
+    assert not all_disjoint([holds_zero, holds_one]) and all_disjoint([near_one, holds_zero])
+
+
+def test_far_out_ends_that_double_precision_cannot_tell_apart_are_told_apart_by_their_proved_balls():
+    # two roots 1e-20 apart: their float boxes (each widened by the rounding of its center to double) meet, their
+    # balls, proved at more bits, are apart: distinct solutions, all_disjoint holds and neither is merged
+    from flint import arb, ctx
+
     from m2bridge.homotopy.krawczyk import Box, repeated
 
-    c = np.array([1.0 + 2.0j, -3.0 + 0.5j])
-    boxes = [Box(c, 1e-3, True, None), Box(c + 1e-4, 1e-3, True, None), Box(c + 1.0, 1e-3, True, None),
-             Box(c, 1e-3, False, None), Box(c + 1.0 + 5e-4j, 1e-3, True, None)]
-    assert repeated(boxes).tolist() == [False, True, False, False, True]
+    system = BoxSystem.from_polynomials([(x - 1) * (x - 1 - sympy.Rational(1, 10 ** 20))], [x])
+    with ctx.workprec(212):
+        second = arb(1) + arb(10) ** -20
+        balls = [(acb(arb(1, 1e-22), arb(0, 1e-22)),), (acb(arb(second.mid(), 1e-22), arb(0, 1e-22)),)]
+        assert all(unique_root(system, [b[0].mid()], 1e-22) for b in balls)
+    boxes = [Box(np.array([1 + 0j]), 1e-15, True, True, b, 212) for b in balls]
+    assert all_disjoint(boxes) and not any(repeated(boxes, system))

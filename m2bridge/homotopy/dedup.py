@@ -13,8 +13,8 @@ NOISE = 1000.0  # a candidate within this many times its own Newton correction o
 
 def new_points(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6,
                noise: np.ndarray | None = None) -> np.ndarray:
-    """The candidates not within ``tol`` (relative: times max(1, |c|_inf)) of a known point or of an earlier kept
-    candidate, in the max norm of the complex entries (:func:`neighbours`: tens of thousands of points take
+    """The candidates not within ``tol`` (relative: times max(1, |c|_inf)) of a known point, nor of an earlier kept
+    candidate (within either's radius: an exact point and a noisy copy of it are one), in the max norm of the complex entries (:func:`neighbours`: tens of thousands of points take
     seconds, not minutes). Rows with an entry that is not finite are no points: dropped. ``noise``: per candidate,
     how far double precision pins it down (one more Newton correction, :func:`.tracker.noise`); the radius is at
     least ``NOISE`` times it: far out, Newton's corrections stall at a large fraction of the point's size, and the
@@ -28,8 +28,12 @@ def new_points(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6,
     keep = np.ones(len(candidates), dtype=bool)
     if known.size:
         keep &= np.array([not len(js) for js in neighbours(known, candidates, radius)])
-    for i, js in enumerate(neighbours(candidates, candidates, radius)):
-        if keep[i] and keep[js[js < i]].any():
+    near = [set(js.tolist()) for js in neighbours(candidates, candidates, radius)]
+    for i, js in enumerate(list(near)):  # two candidates are one where either's radius holds the other
+        for j in js:
+            near[j].add(i)
+    for i, js in enumerate(near):
+        if keep[i] and any(keep[j] for j in js if j < i):
             keep[i] = False
     return candidates[keep]
 

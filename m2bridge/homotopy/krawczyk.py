@@ -217,29 +217,56 @@ def _pair(v: Any) -> tuple[int, int]:
 
 @dataclass
 class Box:
-    """A certified box: center (complex), half-width, and what the certificate says about its solution."""
+    """A certified box: center (complex), half-width, and what the certificate says about its solution. ``balls``
+    (certified boxes from :func:`krawczyk`): the box the test passed on, as acb balls at ``bits`` bits, about a
+    center accurate past double precision; the float center and ``radius`` enclose it."""
 
     center: np.ndarray
     radius: float
     certified: bool
     real: bool | None  # True: the solution is real; False: it is not; None: undecided or not certified
+    balls: tuple[acb, ...] | None = None
+    bits: int = PRECISION
 
     def disjoint(self, other: Box) -> bool:
-        """Whether the two boxes are apart (with a margin for the rounding of the float comparison)."""
+        """Whether the two boxes are apart (with a margin for the rounding of the float comparison), or their
+        proved balls are."""
         gap = np.maximum(np.abs(self.center.real - other.center.real), np.abs(self.center.imag - other.center.imag))
-        return bool(gap.max() * (1 - 1e-15) > (self.radius + other.radius) * (1 + 1e-15))
+        return bool(gap.max() * (1 - 1e-15) > (self.radius + other.radius) * (1 + 1e-15)) or _balls_apart(self, other)
+
+
+def _balls_apart(a: Box, b: Box) -> bool:
+    """Whether the proved balls of two boxes are disjoint in some coordinate (False where either has none)."""
+    if a.balls is None or b.balls is None:
+        return False
+    return any(not x.overlaps(y) for x, y in zip(a.balls, b.balls))
 
 
 def _meet_later(C: np.ndarray, R: np.ndarray, i: int) -> np.ndarray:
-    """Which boxes after box i (centers C, radii R) are not apart from it, by :meth:`Box.disjoint`'s rule."""
+    """Which boxes after box i (centers C, radii R) are not apart from it by the float rule of :meth:`Box.disjoint`."""
     gap = np.maximum(np.abs(C[i + 1:].real - C[i].real), np.abs(C[i + 1:].imag - C[i].imag)).max(axis=1)
     return ~(gap * (1 - 1e-15) > (R[i + 1:] + R[i]) * (1 + 1e-15))
 
 
-def repeated(boxes: Sequence[Box]) -> np.ndarray:
-    """Which boxes hold the same solution as an earlier one: a certified box holds exactly one solution, so two
-    certified boxes that meet hold the same one (the later is marked). Points that double precision cannot tell
-    apart (solutions far out whose distance is near their Newton noise) are told apart this way, or merged."""
+def same_solution(system: BoxSystem, a: Box, b: Box) -> bool:
+    """Whether two certified boxes are proved to hold the same solution: the Krawczyk test passes on a box about
+    a's center that holds both proved boxes (then it holds one solution, a's and b's). Boxes that merely meet prove
+    nothing: each may hold its own solution in the part the other lacks."""
+    if not (a.certified and b.certified) or a.balls is None or b.balls is None:
+        return False
+    radii = []
+    for x, y in zip(a.balls, b.balls):
+        reach = [(x.real.mid() - y.real.mid()).abs_upper() + y.real.rad(), x.real.rad(),
+                 (x.imag.mid() - y.imag.mid()).abs_upper() + y.imag.rad(), x.imag.rad()]
+        radii.append(max(float(arb(v).upper()) for v in reach) * (1 + 1e-12))
+    with ctx.workprec(max(a.bits, b.bits)):
+        return unique_root(system, [x.mid() for x in a.balls], radii)
+
+
+def repeated(boxes: Sequence[Box], system: BoxSystem) -> np.ndarray:
+    """Which boxes hold the same solution as an earlier one (the later is marked), by :func:`same_solution`: points
+    that double precision cannot tell apart (solutions far out, whose distance is near their Newton noise) are merged
+    only where a box that holds both passes the Krawczyk test."""
     marked = np.zeros(len(boxes), dtype=bool)
     if len(boxes) < 2:
         return marked
@@ -248,7 +275,8 @@ def repeated(boxes: Sequence[Box]) -> np.ndarray:
     certified = np.array([b.certified for b in boxes])
     for i in range(len(boxes) - 1):
         if certified[i] and not marked[i]:
-            marked[i + 1:] |= _meet_later(C, R, i) & certified[i + 1:]
+            for j in np.nonzero(_meet_later(C, R, i) & certified[i + 1:] & ~marked[i + 1:])[0] + i + 1:
+                marked[j] = same_solution(system, boxes[i], boxes[j])
     return marked
 
 
@@ -258,7 +286,8 @@ def all_disjoint(boxes: Sequence[Box]) -> bool:
         return True
     C = np.array([b.center for b in boxes])
     R = np.array([b.radius for b in boxes])
-    return not any(_meet_later(C, R, i).any() for i in range(len(boxes) - 1))
+    return all(_balls_apart(boxes[i], boxes[j]) for i in range(len(boxes) - 1)
+               for j in np.nonzero(_meet_later(C, R, i))[0] + i + 1)
 
 
 def _identity(m: int) -> acb_mat:
@@ -283,15 +312,18 @@ def _refine(system: BoxSystem, x: list[acb], steps: int) -> tuple[list[acb], acb
     scale = max([1.0] + [abs(complex(v.mid())) for v in x])
     F, J = system.evaluate(x)
     chord = False  # whether J is from an earlier iterate
+    last = float("inf")
     for k in range(steps + 1):
         dx = _newton_step(F, J)
         if dx is None:
             return x, F, J, None
         size = max(abs(complex(d.mid())) for d in dx)
-        if size < 2.0 ** (20 - ctx.prec) * scale or k == steps:
+        # converged: below the working precision's floor, or no longer shrinking once small (the rounding of F)
+        if size < 2.0 ** (20 - ctx.prec) * scale or (chord and size > last / 4) or k == steps:
             if chord:
                 F, J = system.evaluate(x)
             return x, F, J, size
+        last = size
         x = [(v - d).mid() for v, d in zip(x, dx)]
         chord = size <= 1e-10 * scale
         if chord:
@@ -360,7 +392,7 @@ def _krawczyk(system: BoxSystem, x: np.ndarray, real: bool) -> Box:
     if m != system.m:
         raise ValueError(f"a point with {system.m} coordinates expected, got {m}")
     symmetric = real or not np.any(x.imag)
-    point, F, J, step = _refine(system, [acb(complex(v)) for v in x], steps=4)
+    point, F, J, step = _refine(system, [acb(complex(v)) for v in x], steps=10)
     if symmetric and any(not p.imag.is_zero() for p in point):
         point = [acb(p.real) for p in point]
         F, J = system.evaluate(point)  # J at this center too, for the preconditioner
@@ -371,7 +403,7 @@ def _krawczyk(system: BoxSystem, x: np.ndarray, real: bool) -> Box:
         return Box(x, 0.0, False, None)
     center = np.array([complex(p.mid()) for p in point])
     scale = max(1.0, float(np.abs(center).max()))
-    r = max(4 * step, 1e-25 * scale)
+    r = max(4 * step, 2.0 ** (20 - ctx.prec) * scale)  # the refinement's own floor: smaller at more bits
     for _ in range(8):
         box = _krawczyk_test(system, point, F, Y, r)
         if box is not None:
@@ -387,7 +419,7 @@ def _krawczyk(system: BoxSystem, x: np.ndarray, real: bool) -> Box:
                 kind = None
             # widened to hold the box proved around the float center
             radius = max(max(float(b.real.rad()), float(b.imag.rad())) for b in box)
-            return Box(center, radius * (1 + 1e-8) + 1e-15 * scale, True, kind)
+            return Box(center, radius * (1 + 1e-8) + 1e-15 * scale, True, kind, tuple(box), ctx.prec)
         r *= 10
     return Box(x, r, False, None)
 

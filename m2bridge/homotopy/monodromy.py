@@ -109,7 +109,10 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     def closed(X: np.ndarray) -> np.ndarray:
         return X if orbit is None or not len(X) else np.vstack([X, orbit(X)])
 
-    sols = new_points(np.zeros((0, system.unknowns)), closed(seed_points))
+    def distinct(known: np.ndarray, X: np.ndarray) -> np.ndarray:  # copies within their Newton noise are one
+        return new_points(known, X, noise=tracker.noise(system, X, u0))
+
+    sols = distinct(np.zeros((0, system.unknowns)), closed(seed_points))
     scales = np.ones(system.n) if opts.scales is None else np.asarray(opts.scales, dtype=float)
     if scales.shape != (system.n,) or not np.all(scales > 0):
         raise ValueError(f"scales: one positive number per parameter ({system.n}), got {opts.scales!r}")
@@ -200,9 +203,9 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         if reuse and budget < 20000:
             lost = ~arrived
             failed += [(idx[lost & (loop == j)], j) for j in np.unique(loop[lost])]
-        fresh = new_points(sols, X, noise=tracker.noise(system, X, u0))
+        fresh = distinct(sols, X)
         if orbit is not None and len(fresh):  # their partners too (sols stays closed under the symmetry)
-            fresh = new_points(sols, closed(fresh))
+            fresh = distinct(sols, closed(fresh))
         if len(fresh):
             sols = np.vstack([sols, fresh])
             quiet = 0

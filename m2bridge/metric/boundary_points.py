@@ -14,7 +14,7 @@ from m2bridge.deadline import Budget
 from m2bridge.exact.counts import Count
 from m2bridge.homotopy import DistanceSystem, seed
 from m2bridge.homotopy.dedup import new_points
-from m2bridge.homotopy.krawczyk import Box, krawczyk, lagrange_system
+from m2bridge.homotopy.krawczyk import Box, krawczyk, lagrange_system, repeated
 from m2bridge.homotopy.monodromy import MonodromyOptions, MonodromyResult, monodromy
 from m2bridge.homotopy.pipeline import Solved, solve_and_track
 from m2bridge.homotopy.tracker import noise, track_all
@@ -152,10 +152,11 @@ def beside_one_prime(one_prime: Count, mono: Count, proved_points: int, proved: 
 
 
 def certify_points(f: sympy.Expr, n: int, G: list, pts: np.ndarray, x0: list[Fraction], seconds: float | None
-             ) -> tuple[list, int]:
+                   ) -> tuple[np.ndarray, list, int, int]:
     """A Krawczyk box for every point: real ones (y nearly real) in boxes symmetric about the real space, and
-    first. Points that ``seconds`` do not reach get an uncertified box of radius 0; their number is returned
-    beside the boxes."""
+    first. Points that ``seconds`` do not reach get an uncertified box of radius 0. Ends proved to be the same
+    solution as another (:func:`.krawczyk.repeated`: far out, double precision may not tell them apart) are
+    dropped. Returns the points and boxes kept, how many were not reached and how many were dropped."""
     interval = lagrange_system(f, n, G, x0)
     due = None if seconds is None else time.monotonic() + seconds
     boxes: list = [None] * len(pts)
@@ -177,4 +178,5 @@ def certify_points(f: sympy.Expr, n: int, G: list, pts: np.ndarray, x0: list[Fra
                 boxes[i] = box
                 continue
         boxes[i] = krawczyk(interval, x)
-    return boxes, unreached
+    same = repeated(boxes, interval)
+    return pts[~same], [b for b, s in zip(boxes, same) if not s], unreached, int(same.sum())

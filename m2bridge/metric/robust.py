@@ -26,7 +26,7 @@ from m2bridge.errors import ArchitectureError, M2Timeout
 from m2bridge.exact.counts import Count, hypersurface_count
 from m2bridge.fields import SMALL_PRIME
 from m2bridge.homotopy import DistanceSystem
-from m2bridge.homotopy.krawczyk import Box, all_disjoint, distance_enclosure, repeated
+from m2bridge.homotopy.krawczyk import Box, all_disjoint, distance_enclosure
 from m2bridge.homotopy.tracker import current_workers
 from m2bridge.metric.boundary import (
     degeneracy,
@@ -326,11 +326,9 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
         elif exact_count and mono.value < (exact_count.value or 0):  # the search fell short, the count stands
             notes.append(f"monodromy found {mono.value} of the {exact_count.value} critical points the primes count")
         at_x0 = count_exact(f, x0)
-        boxes, unreached = certify_points(f, n, identity, pts, x0, 0.0 if spent() else limit(0.6))
-        same = repeated(boxes)
-        if same.any():  # ends that double precision did not tell apart and the proof says are one solution
-            pts, boxes = pts[~same], [b for b, s in zip(boxes, same) if not s]
-            notes.append(f"{int(same.sum())} ends at X0 were the same solution as another (certified boxes that meet)")
+        pts, boxes, unreached, merged = certify_points(f, n, identity, pts, x0, 0.0 if spent() else limit(0.6))
+        if merged:  # ends that double precision did not tell apart and the proof says are one solution
+            notes.append(f"{merged} ends at X0 were the same solution as another (a Krawczyk box holds both)")
         if unreached:
             notes.append(f"{unreached} of the {len(pts)} points at X0 were not tried by interval Newton: the time "
                          "ran out (--timeout); the real-looking ones were tried first")

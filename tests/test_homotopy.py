@@ -523,6 +523,12 @@ def test_the_conjugates_monodromy_adds_are_merged_with_noisy_copies_as_its_own_p
     assert len(homotopy.new_points(np.zeros((0, len(p))), np.array([p.conj(), copy]))) == 2  # apart by tol alone
     seeds = homotopy.monodromy(system, np.array([p, copy]), real_u0, np.random.default_rng(4), target=1).points
     assert len(seeds) == 2
+    # the same when the noisy copy is already known and the exact point comes later: the known point's noise counts
+    noise = homotopy.tracker.noise
+    exact, known = p.conj()[None, :], copy[None, :]
+    assert len(homotopy.new_points(known, exact, noise=noise(system, exact, real_u0))) == 1
+    assert len(homotopy.new_points(known, exact, noise=noise(system, exact, real_u0),
+                                   known_noise=noise(system, known, real_u0))) == 0
 
 
 def test_a_path_that_jumps_onto_another_on_every_straight_segment_is_tracked_again_and_the_trace_test_passes(
@@ -611,3 +617,26 @@ def test_fresh_loops_go_around_u0_after_a_quiet_one_or_a_failed_trace_test(monke
     after = legs_per_round(stall=1, verify=incomplete, patience=3)
     assert asked == [6] and after[-4:] == [3, 5, 5, 5]
     assert legs_per_round(stall=1, verify=incomplete, patience=3, incomplete_around=False)[-4:] == [3, 3, 3, 3]
+
+
+def test_pairs_double_precision_cannot_decide_are_asked_of_more_bits_and_copies_are_not():
+    # a candidate 100 noises from a known point (inside the merge radius of 1000 noises): without ``same`` one point,
+    # with it what ``same`` says; a copy within COPY noises is one point whatever ``same`` says
+    from m2bridge.homotopy.dedup import COPY, NOISE, new_points
+
+    known = np.array([[1e6 + 2j, 3e5 - 1j]])
+    noise = 1e-3
+    far = known + 100 * noise
+    near = known + 0.5 * COPY * noise
+    asked = []
+
+    def distinct(a, b):
+        asked.append((a, b))
+        return False
+
+    assert 100 < NOISE and len(new_points(known, far, noise=[noise])) == 0
+    assert len(new_points(known, far, noise=[noise], same=distinct)) == 1 and len(asked) == 1
+    assert len(new_points(known, near, noise=[noise], same=distinct)) == 0 and len(asked) == 1
+    assert len(new_points(known, far, noise=[noise], same=lambda a, b: True)) == 0
+    # between candidates the same rule
+    assert len(new_points(np.zeros((0, 2)), np.vstack([known, far]), noise=[noise, noise], same=distinct)) == 2

@@ -257,3 +257,15 @@ def test_far_out_ends_that_double_precision_cannot_tell_apart_are_told_apart_by_
         assert all(unique_root(system, [b[0].mid()], 1e-22) for b in balls)
     boxes = [Box(np.array([1 + 0j]), 1e-15, True, True, b, 212) for b in balls]
     assert all_disjoint(boxes) and not any(repeated(boxes, system))
+
+
+def test_newton_in_more_bits_tells_two_solutions_from_two_copies_of_one():
+    # x^2 + y^2 = 5, x y = 2 at (1, 2) and (2, 1): copies of (1, 2) off by 1e-9 are one solution, (1, 2) and
+    # (2, 1) two; a point from which Newton's method does not converge (the Jacobian singular on x = y) is no verdict
+    from m2bridge.homotopy.krawczyk import one_solution
+
+    system = BoxSystem.from_polynomials([x ** 2 + y ** 2 - 5, x * y - 2], [x, y])
+    a = np.array([1 + 1e-9, 2 - 1e-9], dtype=complex)
+    assert one_solution(system, a, np.array([1 - 1e-9, 2], dtype=complex))
+    assert not one_solution(system, a, np.array([2, 1 + 1e-9], dtype=complex))
+    assert one_solution(system, a, np.array([1.5, 1.5], dtype=complex))

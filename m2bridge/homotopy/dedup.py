@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -12,30 +13,63 @@ NOISE = 1000.0  # a candidate within this many times its own Newton correction o
 
 
 def new_points(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6,
-               noise: np.ndarray | None = None) -> np.ndarray:
+               noise: np.ndarray | None = None, known_noise: np.ndarray | None = None,
+               same: Callable[[np.ndarray, np.ndarray], bool] | None = None) -> np.ndarray:
     """The candidates not within ``tol`` (relative: times max(1, |c|_inf)) of a known point, nor of an earlier kept
-    candidate (within either's radius: an exact point and a noisy copy of it are one), in the max norm of the complex entries (:func:`neighbours`: tens of thousands of points take
-    seconds, not minutes). Rows with an entry that is not finite are no points: dropped. ``noise``: per candidate,
-    how far double precision pins it down (one more Newton correction, :func:`.tracker.noise`); the radius is at
-    least ``NOISE`` times it: far out, Newton's corrections stall at a large fraction of the point's size, and the
-    copies of one solution land farther apart than ``tol`` alone allows."""
+    candidate (within either's radius: an exact point and a noisy copy of it are one), in the max norm of the
+    complex entries (:func:`neighbours`: tens of thousands of points take seconds, not minutes). Rows with an entry
+    that is not finite are no points: dropped. ``noise``: per candidate, how far double precision pins it down (one
+    more Newton correction, :func:`.tracker.noise`); the radius is at least ``NOISE`` times it: far out, Newton's
+    corrections stall at a large fraction of the point's size, and the copies of one solution land farther apart
+    than ``tol`` alone allows. ``known_noise``: the same for the known points. ``same`` (two points -> whether they
+    are one solution, e.g. by Newton's method in more bits): asked for the pairs within that radius that are
+    farther apart than ``COPY`` times their noise and nearer than ``ASK`` times their size, which double precision
+    cannot decide (distinct solutions in a cluster far out lie that close); without it such pairs are one point."""
     m = candidates.shape[1]
     finite = np.isfinite(candidates).all(axis=1)
     candidates = candidates[finite]
     if not len(candidates):
         return candidates.reshape(0, m)
-    radius = _radius(candidates, tol, None if noise is None else np.asarray(noise, dtype=float)[finite])
+    cn = np.zeros(len(candidates)) if noise is None else np.asarray(noise, dtype=float)[finite]
+    kn = np.asarray(known_noise, dtype=float) if known_noise is not None and len(known_noise) == len(known) else None
+    radius = _radius(candidates, tol, cn if noise is not None else None)
+
+    def one(a: np.ndarray, na: float, b: np.ndarray, nb: float) -> bool:
+        gap = np.abs(a - b).max()
+        if same is None or gap <= COPY * (_finite(na) + _finite(nb)) or gap > ASK * max(1.0, np.abs(a).max()):
+            return True
+        return same(a, b)
+
     keep = np.ones(len(candidates), dtype=bool)
     if known.size:
-        keep &= np.array([not len(js) for js in neighbours(known, candidates, radius)])
+        pairs = [set(js.tolist()) for js in neighbours(known, candidates, radius)]
+        if kn is not None:
+            reach = _radius(known, tol, kn)
+            wide = np.nonzero(reach > tol * np.maximum(1.0, np.abs(known).max(axis=1)))[0]  # noise beyond tol
+            for k, js in zip(wide, neighbours(candidates, known[wide], reach[wide]) if len(wide) else []):
+                for c in js:
+                    pairs[c].add(int(k))
+        for c, ks in enumerate(pairs):
+            if ks:
+                keep[c] = same is not None and not any(
+                    one(candidates[c], cn[c], known[k], 0.0 if kn is None else kn[k]) for k in sorted(ks))
     near = [set(js.tolist()) for js in neighbours(candidates, candidates, radius)]
     for i, js in enumerate(list(near)):  # two candidates are one where either's radius holds the other
         for j in js:
             near[j].add(i)
     for i, js in enumerate(near):
-        if keep[i] and any(keep[j] for j in js if j < i):
+        if keep[i] and any(keep[j] and one(candidates[i], cn[i], candidates[j], cn[j]) for j in sorted(js) if j < i):
             keep[i] = False
     return candidates[keep]
+
+
+COPY = 10.0  # two points within this many times their Newton noise are copies of one solution, whatever ``same``
+ASK = 1e-3  # nor is ``same`` asked about points farther apart than this fraction of their size (within the radius of
+# a point barely converged: each Newton step would move it that far)
+
+
+def _finite(v: float) -> float:
+    return float(v) if np.isfinite(v) else 0.0
 
 
 def _radius(points: np.ndarray, tol: float, noise: np.ndarray | None) -> np.ndarray:

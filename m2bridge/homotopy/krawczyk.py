@@ -185,7 +185,7 @@ def lagrange_system(g: sympy.Expr, n: int, G: Sequence[Sequence[Any]], u: Sequen
     xs = [*ys, lam]
     gp = sympy.Poly(g, *xs)
     Gq = [[sympy.Rational(*_pair(G[i][j])) for j in range(n)] for i in range(n)]
-    uq = [sympy.Rational(*_pair(v)) for v in u]
+    uq = [sympy.Rational(*_pair(re)) + sympy.I * sympy.Rational(*_pair(im)) for re, im in map(_parts, u)]
     linear = [sympy.Poly(sum((Gq[i][j] * (ys[j] - uq[j]) for j in range(n)), sympy.Integer(0)), *xs) for i in range(n)]
     polys = [gp] + [linear[i] - sympy.Poly(lam, *xs) * gp.diff(ys[i]) for i in range(n)]
     return BoxSystem.from_polynomials(polys, xs)
@@ -331,6 +331,19 @@ def _refine(system: BoxSystem, x: list[acb], steps: int) -> tuple[list[acb], acb
         else:
             F, J = system.evaluate(x)
     raise AssertionError("unreachable")
+
+
+def one_solution(system: BoxSystem, a: np.ndarray, b: np.ndarray, prec: int = 2 * PRECISION) -> bool:
+    """Whether Newton's method at ``prec`` bits takes the points a and b to one solution (the refined points agree to
+    1e-20 of their size); True where it does not converge from both to far below double precision (then it cannot
+    tell them apart either)."""
+    with ctx.workprec(prec):
+        ends = [_refine(system, [acb(complex(v)) for v in x], steps=10) for x in (a, b)]
+        scale = max([1.0] + [abs(complex(v.mid())) for v in ends[0][0]])
+        if any(step is None or step > 1e-25 * scale for _, _, _, step in ends):
+            return True
+        gap = max(abs(complex((p - q).mid())) for p, q in zip(ends[0][0], ends[1][0]))
+        return gap <= 1e-20 * scale
 
 
 def unique_root(system: BoxSystem, center: Sequence[acb], radius: float | Sequence[float]) -> bool:

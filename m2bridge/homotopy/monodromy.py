@@ -10,6 +10,7 @@ import numpy as np
 
 from m2bridge.homotopy import tracker
 from m2bridge.homotopy.dedup import new_points
+from m2bridge.homotopy.krawczyk import one_solution
 
 
 @dataclass
@@ -109,10 +110,20 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     def closed(X: np.ndarray) -> np.ndarray:
         return X if orbit is None or not len(X) else np.vstack([X, orbit(X)])
 
-    def distinct(known: np.ndarray, X: np.ndarray) -> np.ndarray:  # copies within their Newton noise are one
-        return new_points(known, X, noise=tracker.noise(system, X, u0))
+    known_noise = np.zeros(0)  # per solution in sols, its Newton noise at u0
+    precise: list = []  # the system at u0 in ball arithmetic, built when first asked for
+
+    def same(a: np.ndarray, b: np.ndarray) -> bool:  # two points near in double: one solution in more bits?
+        if not precise:
+            precise.append(system.box_system(u0))
+        return one_solution(precise[0], a, b)
+
+    def distinct(known: np.ndarray, X: np.ndarray) -> np.ndarray:  # copies within either's Newton noise are one
+        return new_points(known, X, noise=tracker.noise(system, X, u0), known_noise=known_noise,
+                          same=same if hasattr(system, "box_system") else None)
 
     sols = distinct(np.zeros((0, system.unknowns)), closed(seed_points))
+    known_noise = tracker.noise(system, sols, u0)
     scales = np.ones(system.n) if opts.scales is None else np.asarray(opts.scales, dtype=float)
     if scales.shape != (system.n,) or not np.all(scales > 0):
         raise ValueError(f"scales: one positive number per parameter ({system.n}), got {opts.scales!r}")
@@ -208,6 +219,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             fresh = distinct(sols, closed(fresh))
         if len(fresh):
             sols = np.vstack([sols, fresh])
+            known_noise = np.concatenate([known_noise, tracker.noise(system, fresh, u0)])
             quiet = 0
         elif fresh_loop:
             quiet += 1

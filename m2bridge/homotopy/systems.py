@@ -11,6 +11,7 @@ import sympy
 from m2bridge.homotopy import tracker
 from m2bridge.homotopy.tables import DistanceTables
 from m2bridge.homotopy.dedup import new_points
+from m2bridge.homotopy.krawczyk import BoxSystem, lagrange_system
 from m2bridge.homotopy.tracker import newton, solve_linear
 
 
@@ -60,6 +61,12 @@ class DistanceSystem:
         self.degree = int(polys[0].total_degree())
         self.unknowns = n + 1  # (y, lam); n is the number of parameters u
         self.kernel_data = DistanceTables(self.exponents, self.coefficients, self.G)  # for the compiled tracker
+        self.expr = g
+
+    def box_system(self, u: np.ndarray) -> BoxSystem:
+        """The same system at the parameter point u, in ball arithmetic (:func:`.krawczyk.lagrange_system`: g exact,
+        G and u the floats tracked), for Newton's method in more bits than double's."""
+        return lagrange_system(self.expr, self.n, self.G.tolist(), [complex(v) for v in np.asarray(u)])
 
     def g(self, Y: np.ndarray) -> np.ndarray:
         return monomials(Y, self.exponents) @ self.coefficients[:, 0]

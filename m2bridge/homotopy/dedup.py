@@ -34,31 +34,41 @@ def new_points(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6,
     kn = np.asarray(known_noise, dtype=float) if known_noise is not None and len(known_noise) == len(known) else None
     radius = _radius(candidates, tol, cn if noise is not None else None)
 
-    def one(a: np.ndarray, na: float, b: np.ndarray, nb: float) -> bool:
+    def one(a: np.ndarray, na: float, b: np.ndarray, nb: float, own: bool) -> bool:
+        """Whether the candidate a and the point b, within a's radius (``own``) or b's, are one solution."""
         gap = np.abs(a - b).max()
-        if same is None or gap <= COPY * (_finite(na) + _finite(nb)) or gap > ASK * max(1.0, np.abs(a).max()):
+        if gap <= COPY * (_finite(na) + _finite(nb)):
             return True
-        return same(a, b)
+        if gap > ASK * max(1.0, np.abs(a).max()):
+            return own  # far apart for their size: only the candidate's own radius merges them (as it always did)
+        return True if same is None else same(a, b)
 
     keep = np.ones(len(candidates), dtype=bool)
     if known.size:
-        pairs = [set(js.tolist()) for js in neighbours(known, candidates, radius)]
+        own = [js.tolist() for js in neighbours(known, candidates, radius)]
+        other: list[list[int]] = [[] for _ in range(len(candidates))]
         if kn is not None:
             reach = _radius(known, tol, kn)
             wide = np.nonzero(reach > tol * np.maximum(1.0, np.abs(known).max(axis=1)))[0]  # noise beyond tol
             for k, js in zip(wide, neighbours(candidates, known[wide], reach[wide]) if len(wide) else []):
                 for c in js:
-                    pairs[c].add(int(k))
-        for c, ks in enumerate(pairs):
-            if ks:
-                keep[c] = same is not None and not any(
-                    one(candidates[c], cn[c], known[k], 0.0 if kn is None else kn[k]) for k in sorted(ks))
-    near = [set(js.tolist()) for js in neighbours(candidates, candidates, radius)]
-    for i, js in enumerate(list(near)):  # two candidates are one where either's radius holds the other
-        for j in js:
-            near[j].add(i)
-    for i, js in enumerate(near):
-        if keep[i] and any(keep[j] and one(candidates[i], cn[i], candidates[j], cn[j]) for j in sorted(js) if j < i):
+                    other[c].append(int(k))
+        nk = (lambda k: 0.0) if kn is None else (lambda k: kn[k])
+        for c in range(len(candidates)):
+            if own[c] or other[c]:  # without ``same`` a known point within the candidate's radius is it
+                keep[c] = not ((own[c] and same is None)
+                               or any(one(candidates[c], cn[c], known[k], nk(k), True) for k in own[c])
+                               or any(one(candidates[c], cn[c], known[k], nk(k), False) for k in other[c]))
+    mine = [js.tolist() for js in neighbours(candidates, candidates, radius)]  # within each candidate's radius
+    theirs: list[list[int]] = [[] for _ in range(len(candidates))]  # candidates whose radius holds it
+    for j, js in enumerate(mine):
+        for i in js:
+            theirs[i].append(j)
+    for i in range(len(candidates)):
+        if keep[i] and (any(keep[j] and (same is None or one(candidates[i], cn[i], candidates[j], cn[j], True))
+                            for j in mine[i] if j < i)
+                        or any(keep[j] and one(candidates[i], cn[i], candidates[j], cn[j], False)
+                               for j in theirs[i] if j < i)):
             keep[i] = False
     return candidates[keep]
 

@@ -229,8 +229,8 @@ class Box:
     def disjoint(self, other: Box) -> bool:
         """Whether the two boxes are apart (with a margin for the rounding of the float comparison), or their
         proved balls are."""
-        gap = np.maximum(np.abs(self.center.real - other.center.real), np.abs(self.center.imag - other.center.imag))
-        return bool(gap.max() * (1 - 1e-15) > (self.radius + other.radius) * (1 + 1e-15)) or _balls_apart(self, other)
+        centers, radii = np.array([self.center, other.center]), np.array([self.radius, other.radius])
+        return not _meet_later(centers, radii, 0)[0] or _balls_apart(self, other)
 
 
 def _balls_apart(a: Box, b: Box) -> bool:

@@ -31,7 +31,8 @@ def new_points(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6,
     if not len(candidates):
         return candidates.reshape(0, m)
     cn = np.zeros(len(candidates)) if noise is None else np.asarray(noise, dtype=float)[finite]
-    kn = np.asarray(known_noise, dtype=float) if known_noise is not None and len(known_noise) == len(known) else None
+    noisy_known = known_noise is not None and len(known_noise) == len(known)
+    kn = np.asarray(known_noise, dtype=float) if noisy_known else np.zeros(len(known))
     radius = _radius(candidates, tol, cn if noise is not None else None)
 
     def one(a: np.ndarray, na: float, b: np.ndarray, nb: float, own: bool) -> bool:
@@ -47,18 +48,17 @@ def new_points(known: np.ndarray, candidates: np.ndarray, tol: float = 1e-6,
     if known.size:
         own = [js.tolist() for js in neighbours(known, candidates, radius)]
         other: list[list[int]] = [[] for _ in range(len(candidates))]
-        if kn is not None:
+        if noisy_known:
             reach = _radius(known, tol, kn)
             wide = np.nonzero(reach > tol * np.maximum(1.0, np.abs(known).max(axis=1)))[0]  # noise beyond tol
             for k, js in zip(wide, neighbours(candidates, known[wide], reach[wide]) if len(wide) else []):
                 for c in js:
                     other[c].append(int(k))
-        nk = (lambda k: 0.0) if kn is None else (lambda k: kn[k])
         for c in range(len(candidates)):
             if own[c] or other[c]:  # without ``same`` a known point within the candidate's radius is it
                 keep[c] = not ((own[c] and same is None)
-                               or any(one(candidates[c], cn[c], known[k], nk(k), True) for k in own[c])
-                               or any(one(candidates[c], cn[c], known[k], nk(k), False) for k in other[c]))
+                               or any(one(candidates[c], cn[c], known[k], kn[k], True) for k in own[c])
+                               or any(one(candidates[c], cn[c], known[k], kn[k], False) for k in other[c]))
     mine = [js.tolist() for js in neighbours(candidates, candidates, radius)]  # within each candidate's radius
     theirs: list[list[int]] = [[] for _ in range(len(candidates))]  # candidates whose radius holds it
     for j, js in enumerate(mine):

@@ -269,3 +269,9 @@ def test_newton_in_more_bits_tells_two_solutions_from_two_copies_of_one():
     assert one_solution(system, a, np.array([1 - 1e-9, 2], dtype=complex))
     assert not one_solution(system, a, np.array([2, 1 + 1e-9], dtype=complex))
     assert one_solution(system, a, np.array([1.5, 1.5], dtype=complex))
+    # two roots 1e-9 apart, each point near its own: two solutions (a Newton's method with the Jacobian frozen once
+    # the steps were small, as the refinement does, converged too slowly to tell and answered "one")
+    close = BoxSystem.from_polynomials([(x - 1) * (x - 1 - sympy.Rational(1, 10 ** 9)), y - 1], [x, y])
+    near_first, near_second = np.array([1 + 0.02e-9, 1]), np.array([1 + 0.98e-9, 1])
+    assert not one_solution(close, near_first.astype(complex), near_second.astype(complex))
+    assert one_solution(close, near_first.astype(complex), np.array([1 - 0.01e-9, 1], dtype=complex))

@@ -336,12 +336,29 @@ def one_solution(system: BoxSystem, a: np.ndarray, b: np.ndarray, prec: int = 2 
     1e-20 of their size); True where it does not converge from both to far below double precision (then it cannot
     tell them apart either)."""
     with ctx.workprec(prec):
-        ends = [_refine(system, [acb(complex(v)) for v in x], steps=10) for x in (a, b)]
+        ends = [_newton(system, [acb(complex(v)) for v in x]) for x in (a, b)]
         scale = max([1.0] + [abs(complex(v.mid())) for v in ends[0][0]])
-        if any(step is None or step > 1e-25 * scale for _, _, _, step in ends):
+        if any(step is None or step > 1e-25 * scale for _, step in ends):
             return True
         gap = max(abs(complex((p - q).mid())) for p, q in zip(ends[0][0], ends[1][0]))
         return gap <= 1e-20 * scale
+
+
+def _newton(system: BoxSystem, x: list[acb], steps: int = 30) -> tuple[list[acb], float | None]:
+    """Newton's method with the Jacobian at every iterate (a chord step converges only linearly near a close
+    second solution, the case :func:`one_solution` is for): the point and the last step's size (None: J singular)."""
+    scale = max([1.0] + [abs(complex(v.mid())) for v in x])
+    size = None
+    for _ in range(steps):
+        F, J = system.evaluate(x)
+        dx = _newton_step(F, J)
+        if dx is None:
+            return x, None
+        size = max(abs(complex(d.mid())) for d in dx)
+        x = [(v - d).mid() for v, d in zip(x, dx)]
+        if size < 2.0 ** (20 - ctx.prec) * scale:
+            break
+    return x, size
 
 
 def unique_root(system: BoxSystem, center: Sequence[acb], radius: float | Sequence[float]) -> bool:

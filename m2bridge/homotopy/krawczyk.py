@@ -301,12 +301,13 @@ def _newton_step(F: acb_mat, J: acb_mat) -> list[acb] | None:
     return dx if all(d.is_finite() for d in dx) else None
 
 
-def _refine(system: BoxSystem, x: list[acb], steps: int) -> tuple[list[acb], acb_mat, acb_mat, float | None]:
+def _refine(system: BoxSystem, x: list[acb], steps: int, allow_chord: bool = True
+            ) -> tuple[list[acb], acb_mat, acb_mat, float | None]:
     """Newton's method on midpoints at the working precision, for a center accurate past double precision: the
     center, F and J there, and the size of the last step (None: J singular). Once the steps are small the Jacobian is
     kept (a chord step costs F alone), and evaluated again at the center it returns: an earlier iterate's J is off by
     the distance times the Hessian, which an ill-conditioned J amplifies (as a preconditioner, at condition 1e13,
-    I - Y J was no longer small for any box)."""
+    I - Y J was no longer small for any box). ``allow_chord`` False: J at every iterate."""
     scale = max([1.0] + [abs(complex(v.mid())) for v in x])
     F, J = system.evaluate(x)
     chord = False  # whether J is from an earlier iterate
@@ -323,7 +324,7 @@ def _refine(system: BoxSystem, x: list[acb], steps: int) -> tuple[list[acb], acb
             return x, F, J, size
         last = size
         x = [(v - d).mid() for v, d in zip(x, dx)]
-        chord = size <= 1e-10 * scale
+        chord = allow_chord and size <= 1e-10 * scale
         if chord:
             F, _ = system.evaluate(x, jacobian=False)
         else:
@@ -336,29 +337,13 @@ def one_solution(system: BoxSystem, a: np.ndarray, b: np.ndarray, prec: int = 2 
     1e-20 of their size); True where it does not converge from both to far below double precision (then it cannot
     tell them apart either)."""
     with ctx.workprec(prec):
-        ends = [_newton(system, [acb(complex(v)) for v in x]) for x in (a, b)]
+        # the Jacobian at every iterate: a chord step converges only linearly near a close second solution
+        ends = [_refine(system, [acb(complex(v)) for v in x], steps=30, allow_chord=False) for x in (a, b)]
         scale = max([1.0] + [abs(complex(v.mid())) for v in ends[0][0]])
-        if any(step is None or step > 1e-25 * scale for _, step in ends):
+        if any(step is None or step > 1e-25 * scale for _, _, _, step in ends):
             return True
         gap = max(abs(complex((p - q).mid())) for p, q in zip(ends[0][0], ends[1][0]))
         return gap <= 1e-20 * scale
-
-
-def _newton(system: BoxSystem, x: list[acb], steps: int = 30) -> tuple[list[acb], float | None]:
-    """Newton's method with the Jacobian at every iterate (a chord step converges only linearly near a close
-    second solution, the case :func:`one_solution` is for): the point and the last step's size (None: J singular)."""
-    scale = max([1.0] + [abs(complex(v.mid())) for v in x])
-    size = None
-    for _ in range(steps):
-        F, J = system.evaluate(x)
-        dx = _newton_step(F, J)
-        if dx is None:
-            return x, None
-        size = max(abs(complex(d.mid())) for d in dx)
-        x = [(v - d).mid() for v, d in zip(x, dx)]
-        if size < 2.0 ** (20 - ctx.prec) * scale:
-            break
-    return x, size
 
 
 def unique_root(system: BoxSystem, center: Sequence[acb], radius: float | Sequence[float]) -> bool:

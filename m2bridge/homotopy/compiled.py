@@ -17,6 +17,11 @@ reference, keeps the former rule (docs/performance.md, Path trackers). The evalu
 velocity, the small complex solves and the step control never call back into Python; the paths do not interact, so
 the points are the same whatever the threads. :mod:`.kernels`, :mod:`.map_kernels` and :mod:`.slice_kernels` have the
 evaluations; one step loop serves every system, the data tuple's length picking the evaluation at compile time.
+
+For the distance system (:class:`.tables.DistanceTables`), while :data:`EXTENDED`, the paths that fail in double are
+tracked again in double-double (:mod:`.extended`), the ends that arrived beyond ``POLISH`` times the parameters' size
+get three Newton steps in double-double, and :func:`newton_noise` gives :func:`.tracker.noise` its Newton noise in
+double-double: critical points far out are ill-conditioned, and the paths to them fail in double.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ import numpy as np
 from numba import njit, prange
 from numba.extending import overload
 
-from m2bridge.homotopy import kernels, map_kernels, slice_kernels
+from m2bridge.homotopy import dd, extended, kernels, map_kernels, slice_kernels
 from m2bridge.homotopy.slice_kernels import SliceTables
 from m2bridge.homotopy.tables import DistanceTables, FormTables, PolynomialTables, ProfileTables, WeightTables
 
@@ -44,6 +49,10 @@ CONTRACT = 0.1  # Newton contracts: the second correction below this times the f
 AIM = 3e-3  # the predictor error the step control aims at
 GROW = 2.5  # the most a step grows after an accepted one
 HERMITE = 1.0  # 1: after the first step, the cubic Hermite predictor through the last two points (0: RK4 throughout)
+EXTENDED = [True]  # the distance system's paths that fail in double are tracked again in double-double (.extended)
+EXTENDED_STEPS = 10000  # the fewest steps a path gets there: the paths to points far out take 2000 to 5000
+POLISH = 100.0  # and its ends beyond this times the parameters' size get three Newton steps in double-double: there
+# double's own Newton steps stall at 1e-9 to 1e-3 of the point, which a sum over the ends (the trace test) inherits
 
 
 _THREADS = [1]  # the threads of the innermost :func:`threads` (1 outside it)
@@ -112,15 +121,54 @@ def _track(tables: Tables, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, min_s
     before = numba.get_num_threads()
     numba.set_num_threads(_THREADS[-1])
     chunks = numba.set_parallel_chunksize(_CHUNK)  # paths to threads in small chunks: their lengths vary tenfold
+    limits = rules()
     try:
-        _track_paths(tables.data, X0, UA, UB, float(min_step), int(max_steps), float(max_step), X, ok, taken,
-                     np.array([ACCEPT, FINAL, FAR, PREDICT, CONTRACT, AIM, GROW, HERMITE]))
+        _track_paths(tables.data, X0, UA, UB, float(min_step), int(max_steps), float(max_step), X, ok, taken, limits)
+        if isinstance(tables, DistanceTables) and EXTENDED[-1]:
+            _in_double_double(tables, X0, UA, UB, min_step, max_steps, max_step, X, ok, taken, limits)
     finally:
         numba.set_parallel_chunksize(chunks)
         numba.set_num_threads(before)
     if steps is not None:
         steps[:] = taken
     return X, ok
+
+
+def _in_double_double(tables: DistanceTables, X0: np.ndarray, UA: np.ndarray, UB: np.ndarray, min_step: float,
+                      max_steps: int, max_step: float, X: np.ndarray, ok: np.ndarray, taken: np.ndarray,
+                      limits: np.ndarray) -> None:
+    """After the pass in double: the paths that failed tracked again in double-double (:mod:`.extended`; at least
+    ``EXTENDED_STEPS`` steps each), and the
+    ends that arrived beyond ``POLISH`` times the parameters' size given three Newton steps in double-double (kept
+    where they converge), X, ok and taken updated in place."""
+    redo = np.nonzero(~ok)[0]
+    if len(redo):
+        wide, arrived, more = extended.track(tables.extended, X0[redo], UA[redo], UB[redo], min_step,
+                                             max(max_steps, EXTENDED_STEPS), max_step, limits, _THREADS[-1])
+        X[redo[arrived]] = dd.from_dd(wide[arrived])
+        ok[redo] = arrived
+        taken[redo] += more
+    far = ok & (np.abs(X).max(axis=1) > POLISH * np.maximum(1.0, np.abs(UB).max(axis=1)))
+    far[redo] = False  # tracked in double-double: as accurate already
+    which = np.nonzero(far)[0]
+    if len(which):
+        polished, corr = extended.newton_steps(tables.extended, X[which], UB[which], 3, _THREADS[-1])
+        good = corr <= 1e-20 * np.maximum(1.0, np.abs(polished).max(axis=1))
+        X[which[good]] = polished[good]
+
+
+def newton_noise(tables: Tables, X: np.ndarray, U: np.ndarray) -> np.ndarray | None:
+    """For a distance system (while :data:`EXTENDED`), the size of one Newton correction at each point in
+    double-double (:func:`.extended.newton_steps`): the point's distance to its solution, where double's own correction is
+    rounding far out (1e-3 of a point at 1e7 times the parameters). None for other systems."""
+    if not isinstance(tables, DistanceTables) or not EXTENDED[-1]:
+        return None
+    with one_blas_thread():
+        return extended.newton_steps(tables.extended, X, U, 1, _THREADS[-1])[1]
+
+
+def rules() -> np.ndarray:
+    return np.array([ACCEPT, FINAL, FAR, PREDICT, CONTRACT, AIM, GROW, HERMITE])
 
 
 def warm_up() -> float:
@@ -131,6 +179,9 @@ def warm_up() -> float:
     started = time.perf_counter()
     distance = DistanceTables(np.array([[1, 0], [0, 1], [0, 0]]), line, np.eye(2))
     track(distance, np.zeros((1, 3)), np.zeros(2), np.zeros(2))
+    extended.track(distance.extended, np.zeros((1, 3), dtype=complex), np.zeros((1, 2), dtype=complex),
+                   np.zeros((1, 2), dtype=complex), 1e-12, 10, 0.2, rules(), 1)
+    newton_noise(distance, np.zeros((1, 3)), np.zeros((1, 2)))
     sliced = SliceTables(distance.data, np.ones(2), np.ones(2), np.r_[0, 1, 0, 0, 1, 1], np.eye(6, 1))  # c0 + s = 0
     track(sliced, np.zeros((1, 4)), np.zeros(1), np.zeros(1))
     profile = ProfileTables(np.array([[[1.0], [0.0]], [[0.0], [1.0]]]), np.eye(2))  # c = (1, w) a
@@ -307,17 +358,6 @@ def _correct_impl(D, W, x, u, du, dx, out):
     return impl2
 
 
-@njit(**kernels.OPTIONS)
-def _step_factor(error, aim, grow, power):
-    """How much the next step grows (or shrinks) for a predictor error ``error`` (relative) when aiming at ``aim``:
-    (aim / error)^power with a safety factor, between 0.25 and ``grow``; 0.5 where the error is NaN."""
-    if error != error:
-        return 0.5
-    if error <= 0.0:
-        return grow
-    return min(grow, max(0.25, 0.8 * (aim / error) ** power))
-
-
 @njit(parallel=True, **kernels.OPTIONS)
 def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S, rules):
     """Every path p from X0[p] at UA[p] to UB[p]: its end in X[p], whether it arrived in ok[p], its steps in S[p];
@@ -387,9 +427,9 @@ def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S, rules):
             size = kernels.sup_norm(y)
             scale = max(1.0, size)
             error = first / scale
-            factor = _step_factor(error, aim, grow, power)
-            failed = False
-            if error < predict and (corr < contract * first or corr < (accept + far * scale) * scale):  # NaN: False
+            factor = kernels.step_factor(error, aim, grow, power)
+            accepted = error < predict and (corr < contract * first or corr < (accept + far * scale) * scale)
+            if accepted:  # NaN: not accepted
                 for k in range(N):
                     xp[k] = x[k]
                     vp[k] = k1[k]
@@ -399,22 +439,12 @@ def _track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S, rules):
                 fresh = kernels.sup_norm(k1) < np.inf  # a velocity that overflowed is evaluated again at x
                 if not fresh:
                     tp = -1.0
-                t = t + hh
-                h = min(h * factor, max_step)
-                if t >= 1 - 1e-14:
-                    active = False
-                if size > bound:
-                    failed = True
-            else:
-                h = hh * min(0.5, factor)  # from the step tried (near t = 1 it is shorter than h)
-                if h < min_step:
-                    failed = True
-            if steps > max_steps:
-                failed = True
+            t, h, arrived, failed = kernels.step_control(accepted, t, h, hh, factor, max_step, min_step, size, bound,
+                                                         steps, max_steps)
             if failed:
-                active = False
                 good_path = False
-            if not active:
+            if arrived or failed:
+                active = False
                 break
         if active:
             good_path = False

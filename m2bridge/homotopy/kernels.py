@@ -90,6 +90,35 @@ def sup_norm(x):
     return s
 
 
+# --- the step control of the step loops (:mod:`.compiled`, :mod:`.extended`) --------------------------------
+
+@njit(**OPTIONS)
+def step_factor(error, aim, grow, power):
+    """How much the next step grows (or shrinks) for a predictor error ``error`` (relative) when aiming at ``aim``:
+    (aim / error)^power with a safety factor, between 0.25 and ``grow``; 0.5 where the error is NaN."""
+    if error != error:
+        return 0.5
+    if error <= 0.0:
+        return grow
+    return min(grow, max(0.25, 0.8 * (aim / error) ** power))
+
+
+@njit(**OPTIONS)
+def step_control(accepted, t, h, hh, factor, max_step, min_step, size, bound, steps, max_steps):
+    """After a step of length hh from t: (t, h, arrived, failed). An accepted step moves t and grows h by ``factor``
+    (at most ``max_step``); it fails the path past ``bound`` in size. A step turned back shrinks h from the step
+    tried (near t = 1 it is shorter than h), failing the path below ``min_step``. Past ``max_steps`` a path fails."""
+    failed = steps > max_steps
+    if accepted:
+        t = t + hh
+        h = min(h * factor, max_step)
+        failed = failed or size > bound
+    else:
+        h = hh * min(0.5, factor)
+        failed = failed or h < min_step
+    return t, h, t >= 1 - 1e-14, failed
+
+
 # --- the profile system: r(w; u) = P^T e in whitened coordinates (m2bridge.metric.profile_points) ---------
 
 @njit(**OPTIONS)

@@ -47,6 +47,22 @@ def monomial_table(polys: list[sympy.Poly], nvars: int) -> tuple[np.ndarray, np.
     return np.array(monomials, dtype=np.int64).reshape(len(monomials), nvars), C
 
 
+def low_parts(polys: list[sympy.Poly], exponents: np.ndarray) -> np.ndarray:
+    """What the doubles of :func:`monomial_table` leave of each rational coefficient (c - fl(c), real and imaginary
+    parts apart; 0 for others): with them the coefficients are exact to double-double (:mod:`.extended`)."""
+    where = {tuple(int(e) for e in row): k for k, row in enumerate(exponents)}
+    L = np.zeros((len(exponents), len(polys)), dtype=complex)
+
+    def rest(v: sympy.Expr) -> float:
+        return float(v - sympy.Rational(float(v))) if v.is_Rational else 0.0
+
+    for j, p in enumerate(polys):
+        for m, c in p.terms():
+            re, im = c.as_real_imag()
+            L[where[m], j] = complex(rest(re), rest(im))
+    return L
+
+
 class DistanceSystem:
     """g(y) = 0, G (y - u) - lam grad g = 0 for a hypersurface g in n variables and a symmetric form G."""
 
@@ -60,7 +76,8 @@ class DistanceSystem:
         self.exponents, self.coefficients = monomial_table(polys, n)  # columns: g, grad g (n), Hessian (n*n)
         self.degree = int(polys[0].total_degree())
         self.unknowns = n + 1  # (y, lam); n is the number of parameters u
-        self.kernel_data = DistanceTables(self.exponents, self.coefficients, self.G)  # for the compiled tracker
+        self.kernel_data = DistanceTables(self.exponents, self.coefficients, self.G,  # for the compiled tracker
+                                          low_parts(polys, self.exponents))
         self.expr = g
 
     def box_system(self, u: np.ndarray) -> BoxSystem:

@@ -9,9 +9,12 @@ import numpy as np
 class DistanceTables:
     """The distance system g(y) = 0, G (y - u) - lam grad g(y) = 0 as the kernel reads it, from its monomial table
     (``exponents``, one row per monomial, and ``coefficients``, the columns g, grad g (n) and the Hessian (n * n), as
-    :func:`m2bridge.homotopy.systems.monomial_table` makes them) and the form G."""
+    :func:`m2bridge.homotopy.systems.monomial_table` makes them) and the form G. ``extended``: the same tables with
+    the coefficients in double-double (:mod:`.extended`), their low parts from ``low_parts`` (coefficients minus
+    their doubles; none: 0)."""
 
-    def __init__(self, exponents: np.ndarray, coefficients: np.ndarray, G: np.ndarray):
+    def __init__(self, exponents: np.ndarray, coefficients: np.ndarray, G: np.ndarray,
+                 low_parts: np.ndarray | None = None):
         E = np.asarray(exponents, dtype=np.int64)
         C = np.asarray(coefficients, dtype=complex)
         G = np.ascontiguousarray(np.asarray(G, dtype=float))
@@ -24,6 +27,10 @@ class DistanceTables:
         table = sparse_table(E, C, columns)  # g, grad g and the upper triangle of the symmetric Hessian
         derivatives = int(table[4][table[3][1]:].max(initial=-1)) + 1  # the monomials grad g and the Hessian use
         self.data = (*table, derivatives, G)
+        coef = table[5]
+        low = 0 * coef if low_parts is None else low_terms(E, C, np.asarray(low_parts, dtype=complex), columns)
+        wide = np.stack([coef.real, low.real, coef.imag, low.imag], axis=-1)
+        self.extended = (*table[:5], np.ascontiguousarray(wide), derivatives, G)
 
 
 def sparse_table(E: np.ndarray, C: np.ndarray, columns: list[int]) -> tuple:
@@ -45,6 +52,13 @@ def sparse_table(E: np.ndarray, C: np.ndarray, columns: list[int]) -> tuple:
         ptr.append(len(idx))
     return (mvar, mexp, int(E.max(initial=0)), np.array(ptr, dtype=np.int64), np.array(idx, dtype=np.int64),
             np.array(coef, dtype=complex))
+
+
+def low_terms(E: np.ndarray, C: np.ndarray, L: np.ndarray, columns: list[int]) -> np.ndarray:
+    """The entries of L at the terms of :func:`sparse_table` (E, C, columns), in its order."""
+    order = np.argsort(E.sum(axis=1), kind="stable")
+    C, L = C[order], L[order]
+    return np.array([v for c in columns for v in L[np.nonzero(C[:, c])[0], c]], dtype=complex)
 
 
 class PolynomialTables:

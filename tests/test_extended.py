@@ -1,0 +1,135 @@
+"""Double-double arithmetic against exact rationals, and the distance system tracked in it: the ends of the double
+tracker where both arrive, and a path of a twelve-variable attention boundary that double precision loses, whose end
+in double-double a Krawczyk box proves a solution."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+import sympy
+
+from m2bridge import homotopy
+from m2bridge.homotopy import compiled, dd, extended, krawczyk
+from m2bridge.homotopy.systems import low_parts
+
+DATA = Path(__file__).parent / "data"
+
+
+def _exact(h: float, lo: float) -> Fraction:
+    return Fraction(h) + Fraction(lo)
+
+
+def _relative_error(got: tuple, exact: Fraction) -> float:
+    return abs(float((_exact(*got) - exact) / exact))
+
+
+def test_double_double_sums_products_and_quotients_are_exact_to_about_106_bits():
+    rng = np.random.default_rng(0)
+    worst = 0.0
+    for _ in range(200):
+        a = (float(rng.standard_normal() * 10.0 ** rng.integers(-5, 5)), 0.0)
+        b = (float(rng.standard_normal() * 10.0 ** rng.integers(-5, 5)), 0.0)
+        a = dd.two_sum(a[0], a[0] * 1e-17 * rng.standard_normal())  # low parts that matter
+        b = dd.two_sum(b[0], b[0] * 1e-17 * rng.standard_normal())
+        A, B = _exact(*a), _exact(*b)
+        worst = max(worst, _relative_error(dd.mul(*a, *b), A * B), _relative_error(dd.div(*a, *b), A / B))
+        if abs(A + B) > abs(A) * 1e-6:  # away from cancellation, where the relative error of a sum is unbounded
+            worst = max(worst, _relative_error(dd.add(*a, *b), A + B))
+    assert worst < 2.0 ** -100
+    assert dd.two_prod(1.0 + 2.0 ** -30, 1.0 - 2.0 ** -30) == (1.0, -(2.0 ** -60))  # the product's low bits, exactly
+
+
+def _exact_solve(A: list[list[Fraction]], b: list[Fraction]) -> list[Fraction]:
+    n = len(A)
+    M = [row[:] + [v] for row, v in zip(A, b)]
+    for k in range(n):
+        p = next(r for r in range(k, n) if M[r][k] != 0)
+        M[k], M[p] = M[p], M[k]
+        for r in range(k + 1, n):
+            f = M[r][k] / M[k][k]
+            M[r] = [x - f * y for x, y in zip(M[r], M[k])]
+    x = [Fraction(0)] * n
+    for k in range(n - 1, -1, -1):
+        x[k] = (M[k][n] - sum(M[k][c] * x[c] for c in range(k + 1, n))) / M[k][k]
+    return x
+
+
+def test_a_linear_solve_in_double_double_keeps_the_digits_a_hilbert_matrix_takes_from_double():
+    """The 9 x 9 Hilbert matrix (condition 5e11), real entries as complex double-double: its solve agrees with the
+    exact rational solution to 1e-18, where NumPy's in double loses all but 5 or 6 digits."""
+    n = 9
+    H = [[Fraction(1, i + j + 1) for j in range(n)] for i in range(n)]
+    b = [Fraction(1)] * n
+    exact = np.array([float(v) for v in _exact_solve(H, b)])
+    A = np.zeros((n * n, 4))
+    for i in range(n):
+        for j in range(n):
+            hi = float(H[i][j])
+            A[i * n + j, 0], A[i * n + j, 1] = hi, float(H[i][j] - Fraction(hi))
+    rhs = dd.to_dd(np.ones(n))
+    piv = np.zeros(n, dtype=np.int64)
+    assert dd.lu_factor(A, n, piv)
+    dd.lu_solve(A, n, piv, rhs)
+    got = dd.from_dd(rhs)
+    assert np.abs(got - exact).max() / np.abs(exact).max() < 1e-18
+    double = np.linalg.solve(np.array([[float(v) for v in row] for row in H]), np.ones(n))
+    assert np.abs(double - exact).max() / np.abs(exact).max() > 1e-10
+
+
+def test_low_parts_make_a_coefficient_exact_in_double_double():
+    y = sympy.symbols("y_1:3")
+    p = sympy.Poly(sympy.Rational(1, 3) * y[0] ** 2 + sympy.Rational(2, 7) * sympy.I * y[1], *y)
+    E = np.array([[2, 0], [0, 1]])
+    L = low_parts([p], E)
+    assert L[0, 0].imag == 0 and L[1, 0].real == 0
+    for exact, low in ((Fraction(1, 3), L[0, 0].real), (Fraction(2, 7), L[1, 0].imag)):
+        assert low != 0 and abs(exact - Fraction(float(exact)) - Fraction(low)) < exact * Fraction(2) ** -105
+
+
+def test_the_double_double_tracker_ends_where_the_double_tracker_ends_on_a_random_cubic_cone():
+    """21 critical points of a random cubic cone in 4 variables (its ED degree): both trackers carry them to a random
+    complex point, to the same ends (relative 1e-10), whatever the threads."""
+    from m2bridge.metric.boundary import random_cone
+
+    g, n = random_cone(3, 4, np.random.default_rng(5)), 4
+    system = homotopy.DistanceSystem(g, n)
+    rng = np.random.default_rng(2)
+    X, u0 = homotopy.seed(system, rng)
+    points = homotopy.monodromy(system, X, u0, rng, target=21, stall=20).points
+    assert len(points) == 21
+    u1 = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+    Yc, okc = compiled.track(system.kernel_data, points, u0, u1)
+    m = len(points)
+    UA, UB = np.tile(u0.astype(complex), (m, 1)), np.tile(u1, (m, 1))
+    ends = []
+    for threads in (1, 2):
+        wide, ok, _ = extended.track(system.kernel_data.extended, points, UA, UB, 1e-12, 2000, 0.2,
+                                     compiled.rules(), threads)
+        assert ok.all() and okc.all()
+        ends.append(wide)
+    assert np.array_equal(ends[0], ends[1])
+    Yd = dd.from_dd(ends[0])
+    assert (np.abs(Yd - Yc).max(axis=1) / np.maximum(1, np.abs(Yc).max(axis=1))).max() < 1e-10
+
+
+def test_a_path_double_precision_loses_arrives_in_double_double_at_a_solution_a_krawczyk_box_proves():
+    """A path of the (3,3,4,3) boundary of seed 1 (tests/data/far_path.json) to a critical point 2e6 times the
+    parameters' size: in double it fails even with 20000 steps; :func:`.compiled.track` then tracks it in
+    double-double, and its end is a solution, proved by a Krawczyk box at the end's parameters."""
+    data = json.loads((DATA / "far_path.json").read_text())
+    n = data["n"]
+    u0, u1, x0 = (np.array([complex(a, b) for a, b in data[key]]) for key in ("u0", "u1", "x0"))
+    system = homotopy.DistanceSystem(sympy.sympify(data["g"]), n)
+    with mock.patch.object(compiled, "EXTENDED", [False]):
+        _, ok = compiled.track(system.kernel_data, x0[None], u0, u1, max_steps=20000)
+    assert not ok[0]
+    end, ok = compiled.track(system.kernel_data, x0[None], u0, u1)
+    assert ok[0]
+    assert np.abs(end[0, :n]).max() > 1e6 * np.abs(u1).max()
+    box = krawczyk.krawczyk(system.box_system(u1), end[0], most=424)
+    assert box.certified
+    assert np.abs(box.center - end[0]).max() <= 1e-8 * np.abs(end[0]).max()

@@ -6,8 +6,10 @@ about a fifth of its critical points beyond 1e5 times the data's size).
 
 1. Legs: the points of a monodromy run in double (at the seed's base point) each to ``--legs`` random complex
    points of the same size: paths that arrive and seconds, double alone and with the fallback, side by side.
-2. Monodromy from the same seed points, with the same random draws, double alone and with the fallback, each to the
-   count (``--target``) or ``--limit`` seconds: points, loops, paths, seconds.
+2. Monodromy from the same seed points, with the same random draws, each to the count (``--target``), to 8 fresh
+   loops in a row that find nothing, or to ``--limit`` seconds: in double alone; the loops in double with the Newton
+   noise in double-double (the default); the loops with the double-double fallback (``MonodromyOptions.wide``):
+   points, loops, paths, seconds.
 
 Usage: python bench/extended.py [--dims 3,3] [--ranks 3] [--tokens 4] [--seed 1] [--legs 3] [--limit 300]
 """
@@ -76,16 +78,18 @@ def main() -> None:
             print(f"| {leg + 1} | {len(points)} | {row[0]} | {row[1]:.2f} | {row[2]} | {row[3]:.2f} |", flush=True)
         print("\n| tracker | points | loops | paths | seconds |")
         print("|---|---|---|---|---|")
-        for wide in (False, True):
-            compiled.EXTENDED.append(wide)
+        rows = (("double", False, False), ("loops in double, noise in double-double (default)", True, False),
+                ("loops with the double-double fallback (wide)", True, True))
+        for name, extended, wide in rows:
+            compiled.EXTENDED.append(extended)
             try:
                 draws = np.random.default_rng(args.seed + 1)
                 began = time.perf_counter()
-                result = monodromy(system, start, u0, draws, stall=8, target=args.target, seconds=args.limit)
+                result = monodromy(system, start, u0, draws, stall=8, target=args.target, seconds=args.limit,
+                                   wide=wide)
                 seconds = time.perf_counter() - began
             finally:
                 compiled.EXTENDED.pop()
-            name = "double, then double-double" if wide else "double"
             print(f"| {name} | {len(result.points)} | {result.loops} | {result.paths} | {seconds:.1f} |", flush=True)
 
 

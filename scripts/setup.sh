@@ -36,4 +36,6 @@ bash scripts/msolve-probe.sh || true
 # the compiled path tracker: compiled once here (numba's cache, beside the installed package), not in a command;
 # run from tests/, as the tests are, so that the installed package is imported, not the source tree
 echo "== compiling the path tracker (numba)"
+# numba checks a cache entry against its own file only: entries whose kernels changed elsewhere would stay
+find .venv m2bridge -path "*m2bridge/homotopy/__pycache__/*.nb[ic]" -delete 2>/dev/null || true
 (cd tests && ../.venv/bin/python -c "from m2bridge.homotopy import compiled; print(f'   {compiled.warm_up():.1f} s')")

@@ -14,7 +14,7 @@ import sympy
 
 from m2bridge import homotopy
 from m2bridge.homotopy import compiled, dd, extended, krawczyk
-from m2bridge.homotopy.systems import low_parts
+from m2bridge.homotopy.systems import low_parts, monomial_table
 
 DATA = Path(__file__).parent / "data"
 
@@ -80,14 +80,31 @@ def test_a_linear_solve_in_double_double_keeps_the_digits_a_hilbert_matrix_takes
     assert np.abs(double - exact).max() / np.abs(exact).max() > 1e-10
 
 
-def test_low_parts_make_a_coefficient_exact_in_double_double():
+def test_low_parts_make_every_coefficient_exact_in_double_double_with_the_double_kept():
+    """hi + lo equals each rational coefficient to 2^-105 of it, hi being the double :func:`monomial_table` keeps
+    (sympy's complex() of the first one is an ulp from float(): a low part against float() was off by that ulp)."""
     y = sympy.symbols("y_1:3")
-    p = sympy.Poly(sympy.Rational(1, 3) * y[0] ** 2 + sympy.Rational(2, 7) * sympy.I * y[1], *y)
-    E = np.array([[2, 0], [0, 1]])
+    odd = sympy.Rational(110516643309400054898063496466, 5196286388422461336879467)
+    p = sympy.Poly(odd * y[0] ** 2 + sympy.Rational(1, 3) * y[0] * y[1] + sympy.Rational(2, 7) * sympy.I * y[1], *y)
+    E, C = monomial_table([p], 2)
     L = low_parts([p], E)
-    assert L[0, 0].imag == 0 and L[1, 0].real == 0
-    for exact, low in ((Fraction(1, 3), L[0, 0].real), (Fraction(2, 7), L[1, 0].imag)):
-        assert low != 0 and abs(exact - Fraction(float(exact)) - Fraction(low)) < exact * Fraction(2) ** -105
+    assert complex(odd).real != float(odd)  # the case that matters
+    checked = 0
+    for k, row in enumerate(E):
+        c = p.coeff_monomial(tuple(int(e) for e in row))
+        for exact, hi, lo in ((c.as_real_imag()[0], C[k, 0].real, L[k, 0].real),
+                              (c.as_real_imag()[1], C[k, 0].imag, L[k, 0].imag)):
+            exact = Fraction(int(sympy.fraction(exact)[0]), int(sympy.fraction(exact)[1]))
+            assert abs(exact - Fraction(hi) - Fraction(lo)) <= abs(exact) * Fraction(2) ** -105
+            checked += exact != 0
+    assert checked == 3
+
+
+def test_complex_division_keeps_its_range_and_accuracy_far_from_one():
+    for a, b in ((1.0, 1e160), (1.0, 1e-160), (3.0, 1e200 + 1e200j), (2.0 - 1j, 3e-200j)):
+        got = dd.to_complex(dd.cdiv(dd.of_complex(complex(a)), dd.of_complex(complex(b))))
+        want = complex(a) / complex(b)
+        assert abs(got - want) <= 1e-15 * abs(want)
 
 
 def test_the_double_double_tracker_ends_where_the_double_tracker_ends_on_a_random_cubic_cone():
@@ -133,3 +150,27 @@ def test_a_path_double_precision_loses_arrives_in_double_double_at_a_solution_a_
     box = krawczyk.krawczyk(system.box_system(u1), end[0], most=424)
     assert box.certified
     assert np.abs(box.center - end[0]).max() <= 1e-8 * np.abs(end[0]).max()
+
+
+def test_monodromy_loops_ask_for_the_double_double_pass_only_when_wide():
+    """Monodromy's loops track in double alone by default and with the double-double pass with ``wide``; the seed's
+    paths to its base point (tracker.track's default) have it either way."""
+    from m2bridge.metric.boundary import random_cone
+
+    system = homotopy.DistanceSystem(random_cone(3, 4, np.random.default_rng(5)), 4)
+    asked = []
+    real = compiled.track
+
+    def spy(*args, **kwargs):
+        asked.append(kwargs.get("wide", True))
+        return real(*args, **kwargs)
+
+    with mock.patch.object(compiled, "track", spy):
+        for wide in (False, True):
+            rng = np.random.default_rng(2)
+            X, u0 = homotopy.seed(system, rng)
+            seeded = len(asked)
+            points = homotopy.monodromy(system, X, u0, rng, target=21, stall=20, wide=wide).points
+            assert len(points) == 21
+            assert set(asked[seeded:]) == {wide}
+    assert asked[0] is True

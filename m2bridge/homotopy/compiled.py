@@ -94,17 +94,17 @@ Tables = DistanceTables | ProfileTables | WeightTables | FormTables | Polynomial
 
 
 def track(tables: Tables, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
-          min_step: float = 1e-12, max_steps: int = 2000, max_step: float = 0.2, steps: np.ndarray | None = None
-          ) -> tuple[np.ndarray, np.ndarray]:
+          min_step: float = 1e-12, max_steps: int = 2000, max_step: float = 0.2, steps: np.ndarray | None = None,
+          wide: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """The solutions X0 at ``ua`` (one point, or one per row) tracked to ``ub`` by the compiled loop, over the
     threads of :func:`threads`; returns (points, ok flags). ``steps``: an integer array, one entry per path, that
-    gets each path's number of steps."""
+    gets each path's number of steps. ``wide`` False: no double-double pass for a distance system (double alone)."""
     with one_blas_thread():
-        return _track(tables, X0, ua, ub, min_step, max_steps, max_step, steps)
+        return _track(tables, X0, ua, ub, min_step, max_steps, max_step, steps, wide)
 
 
 def _track(tables: Tables, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, min_step: float, max_steps: int,
-           max_step: float, steps: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+           max_step: float, steps: np.ndarray | None, wide: bool) -> tuple[np.ndarray, np.ndarray]:
     X0 = np.array(X0, dtype=complex, order="C")  # a copy: writable and C-contiguous, one compiled signature
     m, n = X0.shape[0], tables.n
     if X0.ndim != 2 or X0.shape[1] != tables.unknowns:
@@ -124,7 +124,7 @@ def _track(tables: Tables, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, min_s
     limits = rules()
     try:
         _track_paths(tables.data, X0, UA, UB, float(min_step), int(max_steps), float(max_step), X, ok, taken, limits)
-        if isinstance(tables, DistanceTables) and EXTENDED[-1]:
+        if isinstance(tables, DistanceTables) and EXTENDED[-1] and wide:
             _in_double_double(tables, X0, UA, UB, min_step, max_steps, max_step, X, ok, taken, limits)
     finally:
         numba.set_parallel_chunksize(chunks)
@@ -138,9 +138,9 @@ def _in_double_double(tables: DistanceTables, X0: np.ndarray, UA: np.ndarray, UB
                       max_steps: int, max_step: float, X: np.ndarray, ok: np.ndarray, taken: np.ndarray,
                       limits: np.ndarray) -> None:
     """After the pass in double: the paths that failed tracked again in double-double (:mod:`.extended`; at least
-    ``EXTENDED_STEPS`` steps each), and the
-    ends that arrived beyond ``POLISH`` times the parameters' size given three Newton steps in double-double (kept
-    where they converge), X, ok and taken updated in place."""
+    ``EXTENDED_STEPS`` steps each), and the ends that arrived beyond ``POLISH`` times the parameters' size given
+    three Newton steps in double-double (kept where they converge without moving more than twice the first step),
+    X, ok and taken updated in place."""
     redo = np.nonzero(~ok)[0]
     if len(redo):
         wide, arrived, more = extended.track(tables.extended, X0[redo], UA[redo], UB[redo], min_step,
@@ -151,9 +151,11 @@ def _in_double_double(tables: DistanceTables, X0: np.ndarray, UA: np.ndarray, UB
     far = ok & (np.abs(X).max(axis=1) > POLISH * np.maximum(1.0, np.abs(UB).max(axis=1)))
     far[redo] = False  # tracked in double-double: as accurate already
     which = np.nonzero(far)[0]
-    if len(which):
-        polished, corr = extended.newton_steps(tables.extended, X[which], UB[which], 3, _THREADS[-1])
-        good = corr <= 1e-20 * np.maximum(1.0, np.abs(polished).max(axis=1))
+    if len(which):  # kept where Newton converges, and no farther than twice its first step (no other solution)
+        first, step = extended.newton_steps(tables.extended, X[which], UB[which], 1, _THREADS[-1])
+        polished, corr = extended.newton_steps(tables.extended, first, UB[which], 2, _THREADS[-1])
+        good = ((corr <= 1e-20 * np.maximum(1.0, np.abs(polished).max(axis=1)))
+                & (np.abs(polished - X[which]).max(axis=1) <= 2 * step))
         X[which[good]] = polished[good]
 
 

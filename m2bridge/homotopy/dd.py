@@ -10,6 +10,8 @@ where these cost well under one millisecond.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -108,12 +110,16 @@ def cscale(a, r):
 
 @njit(**OPTIONS)
 def cdiv(a, b):
-    """a / b = a conj(b) / |b|^2."""
-    rr = mul(b[0], b[1], b[0], b[1])
-    ii = mul(b[2], b[3], b[2], b[3])
+    """a / b = (a conj(c) / |c|^2) 2^-e for c = b 2^-e, |c| near 1 (the scalings by powers of two are exact, and
+    |b|^2 itself would overflow or underflow past 1e154 or below 1e-146)."""
+    e = math.frexp(max(abs(b[0]), abs(b[2])))[1]
+    c = (math.ldexp(b[0], -e), math.ldexp(b[1], -e), math.ldexp(b[2], -e), math.ldexp(b[3], -e))
+    rr = mul(c[0], c[1], c[0], c[1])
+    ii = mul(c[2], c[3], c[2], c[3])
     nh, nl = add(rr[0], rr[1], ii[0], ii[1])
-    p = cmul(a, (b[0], b[1], -b[2], -b[3]))
-    return div(p[0], p[1], nh, nl) + div(p[2], p[3], nh, nl)
+    p = cmul(a, (c[0], c[1], -c[2], -c[3]))
+    q = div(p[0], p[1], nh, nl) + div(p[2], p[3], nh, nl)
+    return (math.ldexp(q[0], -e), math.ldexp(q[1], -e), math.ldexp(q[2], -e), math.ldexp(q[3], -e))
 
 
 @njit(**OPTIONS)

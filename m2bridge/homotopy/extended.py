@@ -226,7 +226,7 @@ def track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S, rules):
     """Every path p from X0[p] at UA[p] to UB[p] (X0 complex double-double (m, N, 4)): its end in X[p] (double-double),
     whether it arrived in ok[p], its steps in S[p]; ``rules`` as :func:`.compiled.track` reads them."""
     accept, final, far = rules[0], rules[1], rules[2] * UNIT
-    predict, contract, aim, grow = rules[3], rules[4], rules[5], rules[6]
+    predict, contract, aim, grow, hermite = rules[3], rules[4], rules[5], rules[6], rules[7] > 0
     m, N = X0.shape[0], X0.shape[1]
     n = UA.shape[1]
     for p in prange(m):
@@ -261,7 +261,7 @@ def track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S, rules):
                 velocity(x, du, D, W, k1)
                 fresh = True
             power = 0.2
-            if tp >= 0.0:  # the cubic through (xp, vp) at tp and (x, k1) at t, extended to t + hh, as a shift of x
+            if hermite and tp >= 0.0:  # the cubic through (xp, vp) at tp and (x, k1) at t, extended to t + hh, as a shift of x
                 gap = t - tp
                 s = 1.0 + hh / gap
                 s2, s3 = s * s, s * s * s

@@ -42,6 +42,7 @@ class MonodromyOptions:
     incomplete_around: bool = True  # once ``verify`` said the points are incomplete, the fresh loops go around u0
     scales: np.ndarray | None = None  # the loops are drawn for the parameters divided by these (positive; None: ones)
     conjugates: bool = True  # at a real u0 of a system with real coefficients: each solution's conjugate added
+    wide: bool = False  # paths that fail in double tracked again in double-double (.compiled.track's ``wide``)
 
 
 def real_coefficients(system: Any) -> bool:
@@ -98,7 +99,11 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     with ``conjugates``, at a real u0 of a system with real coefficients, complex conjugation is such a symmetry and
     is added to ``orbit`` (a solution's conjugate comes without a path, and a loop pushes the points through its
     conjugate loop too: (3,1) needs half the paths, docs/performance.md). ``patient``: every path gets the large
-    step budget (the slow paths to the last points), as do fresh loops after two that found nothing."""
+    step budget (the slow paths to the last points), as do fresh loops after two that found nothing.
+    ``wide``: the paths that fail in double are tracked again in double-double (:func:`.compiled.track`), which
+    reaches points far out that double cannot, at about three times a loop's time on a boundary with many of them;
+    without it (the default) the loops run in double, and the paths to a target (:func:`.tracker.track_all`) and
+    the Newton noise that tells points apart keep their double-double."""
     opts = replace(options or MonodromyOptions(), **changes)
     target, stall, max_loops, seconds, on_loop = opts.target, opts.stall, opts.max_loops, opts.seconds, opts.on_loop
     orbit, patient, reuse, width, reach = opts.orbit, opts.patient, opts.reuse, opts.width, opts.reach
@@ -179,6 +184,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             pairs = [(np.arange(len(sols)), len(kept) - 1)]
             budget = 20000 if patient or quiet >= 2 else 2000
         rounds += 1
+        wide = opts.wide
         for _, j in pairs:
             kept[j][1] = len(sols)
         idx = np.concatenate([p for p, _ in pairs])
@@ -196,7 +202,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
                 where = np.searchsorted(part, on)
                 ua = u0 if leg == 0 else corners[where, leg - 1]
                 ub = u0 if leg == count else corners[where, leg]
-                X, ok = tracker.track(system, X, ua, ub, max_steps=budget, until=stop)
+                X, ok = tracker.track(system, X, ua, ub, max_steps=budget, until=stop, wide=wide)
                 paths += len(on)
                 X, on = X[ok], on[ok]
                 if leg < count and stop is not None and time.monotonic() > stop:

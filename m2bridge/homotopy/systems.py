@@ -48,18 +48,20 @@ def monomial_table(polys: list[sympy.Poly], nvars: int) -> tuple[np.ndarray, np.
 
 
 def low_parts(polys: list[sympy.Poly], exponents: np.ndarray) -> np.ndarray:
-    """What the doubles of :func:`monomial_table` leave of each rational coefficient (c - fl(c), real and imaginary
-    parts apart; 0 for others): with them the coefficients are exact to double-double (:mod:`.extended`)."""
+    """What the doubles of :func:`monomial_table` leave of each rational coefficient (c minus the double kept, real
+    and imaginary parts apart; 0 for others): with them the coefficients are exact to double-double
+    (:mod:`.extended`)."""
     where = {tuple(int(e) for e in row): k for k, row in enumerate(exponents)}
     L = np.zeros((len(exponents), len(polys)), dtype=complex)
 
-    def rest(v: sympy.Expr) -> float:
-        return float(v - sympy.Rational(float(v))) if v.is_Rational else 0.0
+    def rest(v: sympy.Expr, stored: float) -> float:
+        return float(v - sympy.Rational(stored)) if v.is_Rational else 0.0
 
     for j, p in enumerate(polys):
         for m, c in p.terms():
             re, im = c.as_real_imag()
-            L[where[m], j] = complex(rest(re), rest(im))
+            stored = complex(c)  # the double monomial_table keeps (sympy's complex() may differ from float() by an ulp)
+            L[where[m], j] = complex(rest(re, stored.real), rest(im, stored.imag))
     return L
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
+from functools import partial
 from typing import Any, Iterator, Protocol, runtime_checkable
 
 import numpy as np
@@ -159,7 +160,7 @@ def _tracking_worker() -> None:
 
 def track(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
           min_step: float = 1e-12, max_steps: int = 2000, max_step: float = 0.2,
-          until: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+          until: float | None = None, wide: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Track the solutions X0 at u = ua to u = ub along straight segments (ua, ub: one point, or one per
     row of X0); returns (points, ok flags). A path that needs more than ``max_steps`` steps (near a singular
     point, where it creeps with tiny steps) is stopped as failed: the others no longer wait for it. ``max_step``:
@@ -169,9 +170,11 @@ def track(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
     processes or a Dask cluster are not cut.
 
     A system with ``kernel_data`` is tracked by the compiled tracker (:mod:`.compiled`), any other by
-    :func:`track_numpy`; inside :func:`tracking_workers` large batches are spread over its workers."""
+    :func:`track_numpy`; inside :func:`tracking_workers` large batches are spread over its workers. ``wide`` False:
+    the compiled tracker tracks a distance system in double alone (no double-double pass for the paths that fail:
+    :func:`.compiled.track`)."""
     data = None if _REFERENCE else getattr(system, "kernel_data", None)
-    run, target = (compiled.track, data) if data is not None else (track_numpy, system)
+    run, target = (partial(compiled.track, wide=wide), data) if data is not None else (track_numpy, system)
     options = (min_step, max_steps, max_step)
     rows = lambda v, c: v if np.ndim(v) == 1 else np.asarray(v)[c]  # noqa: E731 (one point, or one per row)
     workers = _WORKERS[-1] if _WORKERS else None

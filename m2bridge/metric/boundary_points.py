@@ -74,7 +74,8 @@ def _toward(system: DistanceSystem, solved: Solved, goal: int, target: int | Non
             ) -> tuple[np.ndarray, str, Count]:
     """Below ``goal`` after the first base point: the points tracked to X0 (kept apart unless identical: the
     Krawczyk boxes there tell them apart, krawczyk.repeated), monodromy at X0 itself with half the time left (its
-    points need no more tracking), then other base points (:func:`other_bases`) and their points tracked to X0."""
+    points need no more tracking; where the search took all of its own, half of what is left before ``until``),
+    then other base points (:func:`other_bases`) and their points tracked to X0."""
     U = np.asarray(u, dtype=complex)
     first = solved.monodromy.points
     ends = track_all(system, first, solved.base, U, rng, strict=True, until=until)
@@ -82,9 +83,12 @@ def _toward(system: DistanceSystem, solved: Solved, goal: int, target: int | Non
     def joined(ends: np.ndarray, more: np.ndarray) -> np.ndarray:  # points of another search: merged as usual
         return np.vstack([ends, new_points(ends, more, noise=noise(system, more, U))]) if len(more) else ends
 
-    if len(ends) < goal and not budget.expired:
-        more = monodromy(system, ends, U, rng, target=target,
-                         stall=QUIET_WITHOUT if target is None else QUIET_WITH_TARGET, seconds=budget.share(0.5))
+    # monodromy at X0 gets half the search's time left, or, where the search took it all, half of what is left
+    # before ``until`` (the paths' end): a few points short of the goal, it is what completes them
+    after = None if until is None else 0.5 * (until - time.monotonic())
+    if len(ends) < goal and (not budget.expired or (after is not None and after > 1.0)):
+        more = monodromy(system, ends, U, rng, target=target, stall=QUIET_WITHOUT if target is None else
+                         QUIET_WITH_TARGET, seconds=budget.share(0.5) if not budget.expired else after)
         before, ends = len(ends), joined(ends, more.points)
         how += _went_on(len(first) - before, before, len(ends), more)
     if len(ends) < goal and not budget.expired:

@@ -161,8 +161,8 @@ def _in_double_double(tables: DistanceTables, X0: np.ndarray, UA: np.ndarray, UB
 
 def newton_noise(tables: Tables, X: np.ndarray, U: np.ndarray) -> np.ndarray | None:
     """For a distance system (while :data:`EXTENDED`), the size of one Newton correction at each point in
-    double-double (:func:`.extended.newton_steps`): the point's distance to its solution, where double's own correction is
-    rounding far out (1e-3 of a point at 1e7 times the parameters). None for other systems."""
+    double-double (:func:`.extended.newton_steps`): the point's distance to its solution, where double's own
+    correction is rounding far out (1e-3 of a point at 1e7 times the parameters). None for other systems."""
     if not isinstance(tables, DistanceTables) or not EXTENDED[-1]:
         return None
     with one_blas_thread():

@@ -1,7 +1,7 @@
 """Double-double arithmetic for the compiled tracker (:mod:`.extended`): a real number as an unevaluated sum hi + lo
-of two doubles (|lo| <= half an ulp of hi), about 106 bits, from error-free transformations (Knuth's two-sum, and
-the exact product's error from one fused multiply-add). A complex number is a 4-tuple (re hi, re lo, im hi, im lo); an array of
-them has a last axis of length 4 (a matrix is stored by rows, entry (r, c) at r * N + c).
+of two doubles (lo at most half an ulp of hi), about 106 bits, from error-free transformations (Knuth's two-sum, and
+the exact product's error from one fused multiply-add). A complex number is a 4-tuple (re hi, re lo, im hi, im lo);
+an array of them has a last axis of length 4 (a matrix is stored by rows, entry (r, c) at r * N + c).
 
 Written here rather than taken from a library: no package on PyPI gives double-double (or quad) arithmetic inside
 numba's compiled code; python-flint's balls (the alternative measured, at 160 bits) cost 15-20 ms a step in Python
@@ -110,8 +110,8 @@ def cscale(a, r):
 
 @njit(**OPTIONS)
 def cdiv(a, b):
-    """a / b = (a conj(c) / |c|^2) 2^-e for c = b 2^-e, |c| near 1 (the scalings by powers of two are exact, and
-    |b|^2 itself would overflow or underflow past 1e154 or below 1e-146)."""
+    """a / b = (a conj(c) / (c conj(c))) 2^-e for c = b 2^-e, of size near 1 (scalings by powers of two are exact,
+    and the squared modulus of b itself overflows past 1e154 and underflows below 1e-146)."""
     e = math.frexp(max(abs(b[0]), abs(b[2])))[1]
     c = (math.ldexp(b[0], -e), math.ldexp(b[1], -e), math.ldexp(b[2], -e), math.ldexp(b[3], -e))
     rr = mul(c[0], c[1], c[0], c[1])

@@ -261,7 +261,7 @@ def track_paths(D, X0, UA, UB, min_step, max_steps, max_step, X, ok, S, rules):
                 velocity(x, du, D, W, k1)
                 fresh = True
             power = 0.2
-            if hermite and tp >= 0.0:  # the cubic through (xp, vp) at tp and (x, k1) at t, extended to t + hh, as a shift of x
+            if hermite and tp >= 0.0:  # the cubic through (xp, vp) at tp and (x, k1) at t, to t + hh: a shift of x
                 gap = t - tp
                 s = 1.0 + hh / gap
                 s2, s3 = s * s, s * s * s

@@ -184,7 +184,6 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             pairs = [(np.arange(len(sols)), len(kept) - 1)]
             budget = 20000 if patient or quiet >= 2 else 2000
         rounds += 1
-        wide = opts.wide
         for _, j in pairs:
             kept[j][1] = len(sols)
         idx = np.concatenate([p for p, _ in pairs])
@@ -202,7 +201,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
                 where = np.searchsorted(part, on)
                 ua = u0 if leg == 0 else corners[where, leg - 1]
                 ub = u0 if leg == count else corners[where, leg]
-                X, ok = tracker.track(system, X, ua, ub, max_steps=budget, until=stop, wide=wide)
+                X, ok = tracker.track(system, X, ua, ub, max_steps=budget, until=stop, wide=opts.wide)
                 paths += len(on)
                 X, on = X[ok], on[ok]
                 if leg < count and stop is not None and time.monotonic() > stop:

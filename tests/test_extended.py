@@ -174,3 +174,29 @@ def test_monodromy_loops_ask_for_the_double_double_pass_only_when_wide():
             assert len(points) == 21
             assert set(asked[seeded:]) == {wide}
     assert asked[0] is True
+
+
+def test_monodromy_turns_wide_after_widen_quiet_loops_and_stays_wide():
+    """With ``widen``, the loops track in double until that many fresh loops in a row have found nothing, and with
+    the double-double pass from then on (the cone's 21 points are all there is: the loops that follow are quiet)."""
+    from m2bridge.metric.boundary import random_cone
+
+    system = homotopy.DistanceSystem(random_cone(3, 4, np.random.default_rng(5)), 4)
+    asked, rounds = [], []
+    real = compiled.track
+
+    def spy(*args, **kwargs):
+        asked.append(kwargs.get("wide", True))
+        return real(*args, **kwargs)
+
+    rng = np.random.default_rng(2)
+    X, u0 = homotopy.seed(system, rng)
+    with mock.patch.object(compiled, "track", spy):
+        result = homotopy.monodromy(system, X, u0, rng, target=22, stall=5, widen=2,
+                                    on_loop=lambda found, paths: rounds.append((found, len(asked))))
+    assert len(result.points) == 21
+    flags = asked[:rounds[-1][1]]
+    first_wide = flags.index(True)
+    assert not any(flags[:first_wide]) and all(flags[first_wide:])
+    complete = next(calls for found, calls in rounds if found == 21)  # calls made when the 21st point was in
+    assert first_wide >= complete + 2 * 3  # two quiet fresh loops (three legs each) at least, in double

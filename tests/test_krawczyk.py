@@ -275,3 +275,24 @@ def test_newton_in_more_bits_tells_two_solutions_from_two_copies_of_one():
     near_first, near_second = np.array([1 + 0.02e-9, 1]), np.array([1 + 0.98e-9, 1])
     assert not one_solution(close, near_first.astype(complex), near_second.astype(complex))
     assert one_solution(close, near_first.astype(complex), np.array([1 - 0.01e-9, 1], dtype=complex))
+
+
+def test_a_far_critical_point_whose_chord_steps_converge_slowly_is_proved():
+    """A critical point at 4.6e11 times the data of the twelve-variable boundary of tests/data/far_path.json: the
+    chord steps of the center's refinement shrink by only 0.005 a step there, so ten of them left the center 1e-28
+    off, and no box passed at any precision (the former behaviour); Newton with the Jacobian at every iterate past
+    that point gives a center a box proves. The box also holds the double point it started from."""
+    import json
+    from pathlib import Path
+
+    data_dir = Path(__file__).parent / "data"
+    g = sympy.sympify(json.loads((data_dir / "far_path.json").read_text())["g"])
+    point = json.loads((data_dir / "slow_chord_point.json").read_text())
+    n = len(point["u"])
+    assert len(g.free_symbols) == n == 12
+    system = lagrange_system(g, n, EYE(n), [Fraction(v) for v in point["u"]])
+    start = np.array(point["re"]) + 1j * np.array(point["im"])
+    assert np.abs(start[:n]).max() > 1e11
+    box = krawczyk(system, start)
+    assert box.certified
+    assert np.abs(box.center - start).max() <= box.radius

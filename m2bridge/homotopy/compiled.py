@@ -118,17 +118,11 @@ def _track(tables: Tables, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, min_s
     taken = np.zeros(m, dtype=np.int64)
     if m == 0:
         return X, ok
-    before = numba.get_num_threads()
-    numba.set_num_threads(_THREADS[-1])
-    chunks = numba.set_parallel_chunksize(_CHUNK)  # paths to threads in small chunks: their lengths vary tenfold
     limits = rules()
-    try:
+    with kernels.numba_threads(_THREADS[-1], _CHUNK):  # paths to threads in small chunks: their lengths vary tenfold
         _track_paths(tables.data, X0, UA, UB, float(min_step), int(max_steps), float(max_step), X, ok, taken, limits)
         if isinstance(tables, DistanceTables) and EXTENDED[-1] and wide:
             _in_double_double(tables, X0, UA, UB, min_step, max_steps, max_step, X, ok, taken, limits)
-    finally:
-        numba.set_parallel_chunksize(chunks)
-        numba.set_num_threads(before)
     if steps is not None:
         steps[:] = taken
     return X, ok

@@ -12,7 +12,6 @@ floor FAR scaled down to the new unit roundoff). :func:`track` has the contract 
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import njit, prange
 
@@ -332,13 +331,9 @@ def track(data: tuple, X0: np.ndarray, UA: np.ndarray, UB: np.ndarray, min_step:
     ok = np.zeros(m, dtype=np.bool_)
     steps = np.zeros(m, dtype=np.int64)
     if m:
-        before = numba.get_num_threads()
-        numba.set_num_threads(threads)
-        try:
+        with kernels.numba_threads(threads):
             track_paths(data, dd.to_dd(X0), np.ascontiguousarray(UA), np.ascontiguousarray(UB), float(min_step),
                         int(max_steps), float(max_step), X, ok, steps, rules)
-        finally:
-            numba.set_num_threads(before)
     return X, ok, steps
 
 
@@ -350,10 +345,6 @@ def newton_steps(data: tuple, X: np.ndarray, U: np.ndarray, steps: int, threads:
     Y = np.array(X, dtype=complex, order="C")
     out = np.zeros(len(Y))
     if len(Y):
-        before = numba.get_num_threads()
-        numba.set_num_threads(threads)
-        try:
+        with kernels.numba_threads(threads):
             newton_points(data, Y, np.ascontiguousarray(U, dtype=complex), int(steps), out)
-        finally:
-            numba.set_num_threads(before)
     return Y, out

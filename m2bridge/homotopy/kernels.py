@@ -12,13 +12,31 @@ least-squares step a* = H^-1 M^T u (H = M^T M) solved per point.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
+from typing import Iterator
 
+import numba
 import numpy as np
 from numba import njit
 
 # cache: compiled once per machine (M2BRIDGE_NUMBA_CACHE=0: in memory only); nogil: the paths run in threads
 OPTIONS = dict(cache=os.environ.get("M2BRIDGE_NUMBA_CACHE", "1") != "0", nogil=True, fastmath=False,
                error_model="numpy")
+
+
+@contextmanager
+def numba_threads(count: int, chunk: int | None = None) -> Iterator[None]:
+    """Within it, numba's parallel loops run on ``count`` threads (and hand out ``chunk`` iterations at a time,
+    where given); both restored after it."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(count)
+    chunks = numba.set_parallel_chunksize(chunk) if chunk is not None else None
+    try:
+        yield
+    finally:
+        if chunks is not None:
+            numba.set_parallel_chunksize(chunks)
+        numba.set_num_threads(before)
 
 
 # --- dense complex linear algebra, the size of a point, a Newton update -------------------------------------

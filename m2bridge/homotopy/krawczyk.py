@@ -307,8 +307,12 @@ def _refine(system: BoxSystem, x: list[acb], steps: int, allow_chord: bool = Tru
     center, F and J there, and the size of the last step (None: J singular). Once the steps are small the Jacobian is
     kept (a chord step costs F alone), and evaluated again at the center it returns: an earlier iterate's J is off by
     the distance times the Hessian, which an ill-conditioned J amplifies (as a preconditioner, at condition 1e13,
-    I - Y J was no longer small for any box). ``allow_chord`` False: J at every iterate."""
+    I - Y J was no longer small for any box). Where a chord step shrinks less than a thousandfold above the working
+    precision's floor (that stale J again: by 0.005 a step at a point at 4.6e11, whose ten steps then ended at 1e-28,
+    too coarse for any box to pass), Newton goes on with J at every iterate until its steps stop shrinking.
+    ``allow_chord`` False: J at every iterate."""
     scale = max([1.0] + [abs(complex(v.mid())) for v in x])
+    floor = 2.0 ** (20 - ctx.prec) * scale
     F, J = system.evaluate(x)
     chord = False  # whether J is from an earlier iterate
     last = float("inf")
@@ -317,8 +321,15 @@ def _refine(system: BoxSystem, x: list[acb], steps: int, allow_chord: bool = Tru
         if dx is None:
             return x, F, J, None
         size = max(abs(complex(d.mid())) for d in dx)
-        # converged: below the working precision's floor, or no longer shrinking once small (the rounding of F)
-        if size < 2.0 ** (20 - ctx.prec) * scale or (chord and size > last / 4) or k == steps:
+        if chord and size > 1e-3 * last and size >= floor:  # the chord converges slowly: J at x from here on
+            F, J = system.evaluate(x)
+            chord, allow_chord, last = False, False, float("inf")
+            dx = _newton_step(F, J)
+            if dx is None:
+                return x, F, J, None
+            size = max(abs(complex(d.mid())) for d in dx)
+        # converged: below the floor, or no longer shrinking once small (the rounding of F)
+        if size < floor or (size > last / 4 and size <= 1e-10 * scale) or k == steps:
             if chord:
                 F, J = system.evaluate(x)
             return x, F, J, size

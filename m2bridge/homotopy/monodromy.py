@@ -43,6 +43,7 @@ class MonodromyOptions:
     scales: np.ndarray | None = None  # the loops are drawn for the parameters divided by these (positive; None: ones)
     conjugates: bool = True  # at a real u0 of a system with real coefficients: each solution's conjugate added
     wide: bool = False  # paths that fail in double tracked again in double-double (.compiled.track's ``wide``)
+    widen: int | None = None  # ``wide`` from the time this many fresh loops in a row have found nothing on
 
 
 def real_coefficients(system: Any) -> bool:
@@ -103,7 +104,9 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     ``wide``: the paths that fail in double are tracked again in double-double (:func:`.compiled.track`), which
     reaches points far out that double cannot, at about three times a loop's time on a boundary with many of them;
     without it (the default) the loops run in double, and the paths to a target (:func:`.tracker.track_all`) and
-    the Newton noise that tells points apart keep their double-double."""
+    the Newton noise that tells points apart keep their double-double. ``widen``: the loops turn ``wide`` (for
+    good) once that many fresh loops in a row have found nothing: the search in double first, the points only
+    double-double reaches after it."""
     opts = replace(options or MonodromyOptions(), **changes)
     target, stall, max_loops, seconds, on_loop = opts.target, opts.stall, opts.max_loops, opts.seconds, opts.on_loop
     orbit, patient, reuse, width, reach = opts.orbit, opts.patient, opts.reuse, opts.width, opts.reach
@@ -151,6 +154,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     kept = [draw() for _ in range(min(width, max_loops) if reuse else 0)]
     failed: list[tuple[np.ndarray, int]] = []  # (points, loop) whose paths failed with the small budget
     rounds = paths = quiet = 0
+    wide = opts.wide
     stop = None if seconds is None else time.monotonic() + seconds
 
     def stalled() -> bool:
@@ -184,6 +188,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             pairs = [(np.arange(len(sols)), len(kept) - 1)]
             budget = 20000 if patient or quiet >= 2 else 2000
         rounds += 1
+        wide = wide or (opts.widen is not None and quiet >= opts.widen)
         for _, j in pairs:
             kept[j][1] = len(sols)
         idx = np.concatenate([p for p, _ in pairs])
@@ -201,7 +206,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
                 where = np.searchsorted(part, on)
                 ua = u0 if leg == 0 else corners[where, leg - 1]
                 ub = u0 if leg == count else corners[where, leg]
-                X, ok = tracker.track(system, X, ua, ub, max_steps=budget, until=stop, wide=opts.wide)
+                X, ok = tracker.track(system, X, ua, ub, max_steps=budget, until=stop, wide=wide)
                 paths += len(on)
                 X, on = X[ok], on[ok]
                 if leg < count and stop is not None and time.monotonic() > stop:

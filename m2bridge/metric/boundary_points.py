@@ -42,9 +42,10 @@ def all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: np
     system = DistanceSystem(g, n)
     X, u0 = seed(system, rng)
     seeding = budget.elapsed()
-    options = MonodromyOptions(target=target, stall=1 if target is None else 16, seconds=seconds)  # then: other bases
-    patience = 0 if target is not None else 8 if pencil else 16
     goal = target if target is not None else hint
+    options = MonodromyOptions(target=target, stall=1 if target is None else 16, seconds=seconds,  # then: other bases
+                               widen=WIDEN if goal else None)
+    patience = 0 if target is not None else 8 if pencil else 16
     solved = solve_and_track(system, X, u0, None, rng, options, patience=patience, pencil=pencil)
     count = monodromy_count(solved, seeding + solved.solve_seconds)
     how = f"{count.method}, tracked to X0"
@@ -61,12 +62,14 @@ def all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: np
     return ends, how, count
 
 
+WIDEN = 2  # with a count to reach: monodromy's loops turn to double-double after this many quiet fresh loops
 QUIET_WITH_TARGET, QUIET_WITHOUT = 25, 8  # fresh loops in a row finding nothing before monodromy stops, past u0
 
 
 def _went_on(lost: int, arrived: int, found: int, more: MonodromyResult) -> str:
-    return (f"; {lost} paths did not arrive, so monodromy at X0 went on from the {arrived} that did: {found} after "
-            f"{more.loops} loops ({more.paths} paths)")
+    why = f"{lost} paths did not arrive, so monodromy at X0 went on from the {arrived} that did" if lost else \
+        f"all {arrived} arrived, fewer than due, so monodromy at X0 went on from them"
+    return f"; {why}: {found} after {more.loops} loops ({more.paths} paths)"
 
 
 def _toward(system: DistanceSystem, solved: Solved, goal: int, target: int | None, u: np.ndarray,
@@ -88,7 +91,7 @@ def _toward(system: DistanceSystem, solved: Solved, goal: int, target: int | Non
     after = None if until is None else 0.5 * (until - time.monotonic())
     if len(ends) < goal and (not budget.expired or (after is not None and after > 1.0)):
         more = monodromy(system, ends, U, rng, target=target, stall=QUIET_WITHOUT if target is None else
-                         QUIET_WITH_TARGET, seconds=budget.share(0.5) if not budget.expired else after)
+                         QUIET_WITH_TARGET, seconds=budget.share(0.5) if not budget.expired else after, wide=True)
         before, ends = len(ends), joined(ends, more.points)
         how += _went_on(len(first) - before, before, len(ends), more)
     if len(ends) < goal and not budget.expired:
@@ -122,7 +125,8 @@ def other_bases(system: DistanceSystem, points: np.ndarray, base: np.ndarray, go
         other = (rng.standard_normal(system.n) * size / np.sqrt(system.n)).astype(complex)
         moved = track_all(system, best, best_base, other, rng, until=budget.until())
         result = monodromy(system, moved, other, rng, target=target,
-                           stall=QUIET_WITHOUT if target is None else QUIET_WITH_TARGET, seconds=budget.left(1.0))
+                           stall=QUIET_WITHOUT if target is None else QUIET_WITH_TARGET, seconds=budget.left(1.0),
+                           wide=True)
         bases, loops, paths = bases + 1, loops + result.loops, paths + len(best) + result.paths
         if len(result.points) > len(best):
             best, best_base = result.points, other

@@ -8,8 +8,9 @@ about a fifth of its critical points beyond 1e5 times the data's size).
    points of the same size: paths that arrive and seconds, double alone and with the fallback, side by side.
 2. Monodromy from the same seed points, with the same random draws, each to the count (``--target``), to 8 fresh
    loops in a row that find nothing, or to ``--limit`` seconds: in double alone; the loops in double with the Newton
-   noise in double-double (the default); the loops with the double-double fallback (``MonodromyOptions.wide``):
-   points, loops, paths, seconds.
+   noise in double-double (the default); the loops turning to double-double after two quiet fresh loops
+   (``MonodromyOptions.widen``, what ``robust`` uses with a count to reach); the loops with the double-double
+   fallback throughout (``MonodromyOptions.wide``): points, loops, paths, seconds.
 
 Usage: python bench/extended.py [--dims 3,3] [--ranks 3] [--tokens 4] [--seed 1] [--legs 3] [--limit 300]
 """
@@ -45,6 +46,7 @@ def main() -> None:
     ap.add_argument("--target", type=int, default=1465, help="the count monodromy stops at (default 1465)")
     ap.add_argument("--limit", type=float, default=300.0, help="seconds for each monodromy (default 300)")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--skip-legs", action="store_true", help="only the monodromy rows")
     args = ap.parse_args()
     g, n = boundary([int(v) for v in args.dims.split(",")], [int(v) for v in args.ranks.split(",")], args.tokens,
                     args.seed)
@@ -64,7 +66,7 @@ def main() -> None:
         print("| leg | paths | double: arrived | seconds | with double-double: arrived | seconds |")
         print("|---|---|---|---|---|---|")
         size = float(np.linalg.norm(u0))
-        for leg in range(args.legs):
+        for leg in range(0 if args.skip_legs else args.legs):
             u1 = (rng.standard_normal(n) + 1j * rng.standard_normal(n)) * size / np.sqrt(2 * n)
             row = []
             for wide in (False, True):
@@ -78,15 +80,17 @@ def main() -> None:
             print(f"| {leg + 1} | {len(points)} | {row[0]} | {row[1]:.2f} | {row[2]} | {row[3]:.2f} |", flush=True)
         print("\n| tracker | points | loops | paths | seconds |")
         print("|---|---|---|---|---|")
-        rows = (("double", False, False), ("loops in double, noise in double-double (default)", True, False),
-                ("loops with the double-double fallback (wide)", True, True))
-        for name, extended, wide in rows:
+        rows = (("double", False, False, None),
+                ("loops in double, noise in double-double (default)", True, False, None),
+                ("loops in double, double-double after 2 quiet loops (widen=2)", True, False, 2),
+                ("loops with the double-double fallback (wide)", True, True, None))
+        for name, extended, wide, widen in rows:
             compiled.EXTENDED.append(extended)
             try:
                 draws = np.random.default_rng(args.seed + 1)
                 began = time.perf_counter()
                 result = monodromy(system, start, u0, draws, stall=8, target=args.target, seconds=args.limit,
-                                   wide=wide)
+                                   wide=wide, widen=widen)
                 seconds = time.perf_counter() - began
             finally:
                 compiled.EXTENDED.pop()

@@ -430,3 +430,18 @@ def test_a_count_at_x0_that_could_not_end_in_its_share_is_not_started(m2, monkey
     assert calls and all(at is None for at in calls)  # the count at a random point only
     assert any("the count at X0 was not started" in note for note in report.notes)
     assert report.ed_degree.value == 12
+
+
+def test_the_ball_is_checked_before_the_ed_degree_is_compared_with_other_weights(m2, monkeypatch):
+    # the comparison with other random classifiers (two more exact counts) gets what is left of --timeout; run
+    # before the radius it took all of it, and the check for singular points in the ball got none (seen on a
+    # twelve-variable boundary at --timeout 600): the radius comes first
+    from m2bridge.metric import robust
+
+    calls = []
+    real_ball, real_degeneracy = robust.singular_free_ball, robust.degeneracy
+    monkeypatch.setattr(robust, "singular_free_ball", lambda *a, **k: calls.append("ball") or real_ball(*a, **k))
+    monkeypatch.setattr(robust, "degeneracy", lambda *a, **k: calls.append("degeneracy") or real_degeneracy(*a, **k))
+    report = robustness_report(LightningAttention((2, 1), 2, 2), seed=0, runs=0, m2=m2)
+    assert calls == ["ball", "degeneracy"]
+    assert report.radius["certificate"].startswith("certified")

@@ -361,14 +361,6 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
                    status=weakest([c.status for c in counts]))
     complex_count = sum(len(p) for _, p in fibers)
     generic = generic_count(int(sympy.Poly(reduced, *ys).total_degree()), n, m2, rng, limit(), seed)
-    if exact and ed.value is not None and all(c.per_prime and c.status is Status.VERIFIED for c in counts):
-        if spent():
-            notes.append("no time was left (--timeout) to compare the ED degree with other random weights")
-        else:
-            try:
-                notes += degeneracy(arch, clf, ed, identity, m2, limit(), seed)
-            except M2Timeout:
-                notes.append("the comparison with other random weights ran out of the time left (--timeout)")
     radius: dict[str, Any]
     if points:
         best = min(points, key=lambda p: p.enclosure[1])
@@ -407,6 +399,15 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     else:
         radius = {"value": None, "status": Status.NOT_COMPUTED.value,
                   "certificate": "unknown: no real critical point proved by interval Newton"}
+    # after the radius, which it must not take the time of (it gets what is left)
+    if exact and ed.value is not None and all(c.per_prime and c.status is Status.VERIFIED for c in counts):
+        if spent():
+            notes.append("no time was left (--timeout) to compare the ED degree with other random weights")
+        else:
+            try:
+                notes += degeneracy(arch, clf, ed, identity, m2, limit(), seed)
+            except M2Timeout:
+                notes.append("the comparison with other random weights ran out of the time left (--timeout)")
     report = RobustnessReport(arch, clf, X0, g, n, factors, {}, ed, generic, points, complex_count, radius,
                               notes=notes, fibers=fibers)
     if runs:

@@ -13,6 +13,7 @@ about a fifth of its critical points beyond 1e5 times the data's size).
    fallback throughout (``MonodromyOptions.wide``): points, loops, paths, seconds.
 
 Usage: python bench/extended.py [--dims 3,3] [--ranks 3] [--tokens 4] [--seed 1] [--legs 3] [--limit 300]
+       [--target 1465] [--threads 2] [--skip-legs]
 """
 
 from __future__ import annotations
@@ -56,17 +57,19 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     with compiled.threads(args.threads):
         start, u0 = seed(system, rng)
-        compiled.EXTENDED.append(False)
-        try:
-            began = time.perf_counter()
-            points = monodromy(system, start, u0, rng, stall=8, seconds=args.limit).points
-        finally:
-            compiled.EXTENDED.pop()
-        print(f"start points: {len(points)} by monodromy in double ({time.perf_counter() - began:.1f} s)\n")
-        print("| leg | paths | double: arrived | seconds | with double-double: arrived | seconds |")
-        print("|---|---|---|---|---|---|")
+        legs = 0 if args.skip_legs else args.legs
+        if legs:
+            compiled.EXTENDED.append(False)
+            try:
+                began = time.perf_counter()
+                points = monodromy(system, start, u0, rng, stall=8, seconds=args.limit).points
+            finally:
+                compiled.EXTENDED.pop()
+            print(f"start points: {len(points)} by monodromy in double ({time.perf_counter() - began:.1f} s)\n")
+            print("| leg | paths | double: arrived | seconds | with double-double: arrived | seconds |")
+            print("|---|---|---|---|---|---|")
         size = float(np.linalg.norm(u0))
-        for leg in range(0 if args.skip_legs else args.legs):
+        for leg in range(legs):
             u1 = (rng.standard_normal(n) + 1j * rng.standard_normal(n)) * size / np.sqrt(2 * n)
             row = []
             for wide in (False, True):

@@ -275,6 +275,11 @@ def test_newton_in_more_bits_tells_two_solutions_from_two_copies_of_one():
     near_first, near_second = np.array([1 + 0.02e-9, 1]), np.array([1 + 0.98e-9, 1])
     assert not one_solution(close, near_first.astype(complex), near_second.astype(complex))
     assert one_solution(close, near_first.astype(complex), np.array([1 - 0.01e-9, 1], dtype=complex))
+    # roots 1e-12 apart and points 5e-11 outside the pair: Newton's full steps halve for a while before they converge
+    # (not a stall of rounding: an early stop there answered "one")
+    pair = BoxSystem.from_polynomials([(x - 1) * (x - 1 - sympy.Rational(1, 10 ** 12)), y - 1], [x, y])
+    below, above = np.array([1 - 5e-11, 1], dtype=complex), np.array([1 + 1e-12 + 5e-11, 1], dtype=complex)
+    assert not one_solution(pair, below, above)
 
 
 def test_a_far_critical_point_whose_chord_steps_converge_slowly_is_proved():

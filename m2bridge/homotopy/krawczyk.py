@@ -315,6 +315,7 @@ def _refine(system: BoxSystem, x: list[acb], steps: int, allow_chord: bool = Tru
     floor = 2.0 ** (20 - ctx.prec) * scale
     F, J = system.evaluate(x)
     chord = False  # whether J is from an earlier iterate
+    switched = False  # whether the chord steps handed over to Newton's full steps
     last = float("inf")
     for k in range(steps + 1):
         dx = _newton_step(F, J)
@@ -323,13 +324,15 @@ def _refine(system: BoxSystem, x: list[acb], steps: int, allow_chord: bool = Tru
         size = max(abs(complex(d.mid())) for d in dx)
         if chord and size > 1e-3 * last and size >= floor:  # the chord converges slowly: J at x from here on
             F, J = system.evaluate(x)
-            chord, allow_chord, last = False, False, float("inf")
+            chord, allow_chord, switched, last = False, False, True, float("inf")
             dx = _newton_step(F, J)
             if dx is None:
                 return x, F, J, None
             size = max(abs(complex(d.mid())) for d in dx)
-        # converged: below the floor, or no longer shrinking once small (the rounding of F)
-        if size < floor or (size > last / 4 and size <= 1e-10 * scale) or k == steps:
+        # converged: below the floor, or, after the hand-over, no longer shrinking (the rounding of F). Full steps
+        # from the start (``allow_chord`` False) run to the floor or to ``steps``: near a close pair of solutions
+        # they halve for a while before they converge, which is not rounding
+        if size < floor or (switched and size > last / 4) or k == steps:
             if chord:
                 F, J = system.evaluate(x)
             return x, F, J, size

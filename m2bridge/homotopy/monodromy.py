@@ -105,8 +105,9 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     reaches points far out that double cannot, at about three times a loop's time on a boundary with many of them;
     without it (the default) the loops run in double, and the paths to a target (:func:`.tracker.track_all`) and
     the Newton noise that tells points apart keep their double-double. ``widen``: the loops turn ``wide`` (for
-    good) once that many fresh loops in a row have found nothing: the search in double first, the points only
-    double-double reaches after it."""
+    good) once that many fresh loops in a row have found nothing, and the paths that failed in double even with the
+    large budget are tracked once more then: the search in double first, the points only double-double reaches
+    after it."""
     opts = replace(options or MonodromyOptions(), **changes)
     target, stall, max_loops, seconds, on_loop = opts.target, opts.stall, opts.max_loops, opts.seconds, opts.on_loop
     orbit, patient, reuse, width, reach = opts.orbit, opts.patient, opts.reuse, opts.width, opts.reach
@@ -153,6 +154,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
 
     kept = [draw() for _ in range(min(width, max_loops) if reuse else 0)]
     failed: list[tuple[np.ndarray, int]] = []  # (points, loop) whose paths failed with the small budget
+    hard: list[tuple[np.ndarray, int]] = []  # those that failed the large budget in double, until ``widen`` turns on
     rounds = paths = quiet = 0
     wide = opts.wide
     stop = None if seconds is None else time.monotonic() + seconds
@@ -188,7 +190,8 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             pairs = [(np.arange(len(sols)), len(kept) - 1)]
             budget = 20000 if patient or quiet >= 2 else 2000
         rounds += 1
-        wide = wide or (opts.widen is not None and quiet >= opts.widen)
+        if not wide and opts.widen is not None and quiet >= opts.widen:  # and the paths double lost, once more
+            wide, failed, hard = True, failed + hard, []
         for _, j in pairs:
             kept[j][1] = len(sols)
         idx = np.concatenate([p for p, _ in pairs])
@@ -221,9 +224,11 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         X, on = np.vstack(ends), np.concatenate(reached)
         arrived = np.zeros(len(idx), dtype=bool)
         arrived[on] = True
+        lost = ~arrived
         if reuse and budget < 20000:
-            lost = ~arrived
             failed += [(idx[lost & (loop == j)], j) for j in np.unique(loop[lost])]
+        elif reuse and not wide and opts.widen is not None:
+            hard += [(idx[lost & (loop == j)], j) for j in np.unique(loop[lost])]
         fresh = distinct(sols, X)
         if orbit is not None and len(fresh):  # their partners too (sols stays closed under the symmetry)
             fresh = distinct(sols, closed(fresh))

@@ -56,7 +56,7 @@ def all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: np
         else None
     if due is not None and 0 < len(ends) < due and not budget.expired:
         more = monodromy(system, ends, np.asarray(u, dtype=complex), rng, target=due, stall=QUIET_WITH_TARGET,
-                         seconds=budget.left(1.0))
+                         seconds=budget.left(1.0), wide=True)
         how += _went_on(due - len(ends), len(ends), len(more.points), more)
         ends = more.points
     return ends, how, count

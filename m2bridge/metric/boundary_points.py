@@ -36,8 +36,10 @@ def all_points(g: sympy.Expr, n: int, target: int | None, u: np.ndarray, rng: np
     number found at u0 whatever the trace test says. ``hint`` (that count): while monodromy has stopped below it
     (or below ``target``), it goes on from other real base points (:func:`other_bases`); a hint only prolongs the
     search, it never stops it. ``until`` (a :func:`time.monotonic` time, later than ``seconds`` allow): no path to u
-    starts after it (the run's own end). Returns the points, how, and the monodromy count with its certificate (the
-    trace test)."""
+    starts after it (the run's own end). With a count due (``target`` or ``hint``), monodromy's loops turn to
+    double-double after :data:`WIDEN` quiet fresh loops (``MonodromyOptions.widen``), and monodromy at u and at other
+    base points, which runs only short of it, tracks in double-double throughout (points far out, lost in double).
+    Returns the points, how, and the monodromy count with its certificate (the trace test)."""
     budget = Budget(seconds)
     system = DistanceSystem(g, n)
     X, u0 = seed(system, rng)

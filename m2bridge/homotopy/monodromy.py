@@ -225,10 +225,11 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         arrived = np.zeros(len(idx), dtype=bool)
         arrived[on] = True
         lost = ~arrived
-        if reuse and budget < 20000:
-            failed += [(idx[lost & (loop == j)], j) for j in np.unique(loop[lost])]
-        elif reuse and not wide and opts.widen is not None:
-            hard += [(idx[lost & (loop == j)], j) for j in np.unique(loop[lost])]
+        lost_pairs = [(idx[lost & (loop == j)], j) for j in np.unique(loop[lost])] if reuse else []
+        if budget < 20000:
+            failed += lost_pairs
+        elif not wide and opts.widen is not None:
+            hard += lost_pairs
         fresh = distinct(sols, X)
         if orbit is not None and len(fresh):  # their partners too (sols stays closed under the symmetry)
             fresh = distinct(sols, closed(fresh))

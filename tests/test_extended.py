@@ -43,6 +43,26 @@ def test_double_double_sums_products_and_quotients_are_exact_to_about_106_bits()
     assert dd.two_prod(1.0 + 2.0 ** -30, 1.0 - 2.0 ** -30) == (1.0, -(2.0 ** -60))  # the product's low bits, exactly
 
 
+def test_the_fast_sum_errs_by_at_most_about_2_to_the_minus_104_of_its_terms_even_where_they_cancel():
+    """fast_add (the complex operations' sum) against exact rationals: its error is below 2^-102 (|a| + |b|) for
+    terms that nearly cancel too (b = -a(1 + tiny)), where the accurate add's error is 2^-104 |a + b|."""
+    rng = np.random.default_rng(1)
+    worst = 0.0
+    for k in range(400):
+        a = dd.two_sum(float(rng.standard_normal() * 10.0 ** rng.integers(-5, 5)), 0.0)
+        a = dd.two_sum(a[0], a[0] * 1e-17 * rng.standard_normal())
+        if k % 2:  # nearly -a: the high parts cancel
+            b = dd.two_sum(-a[0], -a[0] * 10.0 ** float(rng.uniform(-30, -14)) * rng.standard_normal())
+        else:
+            b = dd.two_sum(float(rng.standard_normal() * 10.0 ** rng.integers(-5, 5)), 0.0)
+            b = dd.two_sum(b[0], b[0] * 1e-17 * rng.standard_normal())
+        A, B = _exact(*a), _exact(*b)
+        s = dd.fast_add(*a, *b)
+        assert abs(s[1]) <= abs(s[0]) * 2.0 ** -52  # a normalised pair
+        worst = max(worst, abs(float((_exact(*s) - (A + B)) / (abs(A) + abs(B)))))
+    assert worst < 2.0 ** -102
+
+
 def _exact_solve(A: list[list[Fraction]], b: list[Fraction]) -> list[Fraction]:
     n = len(A)
     M = [row[:] + [v] for row, v in zip(A, b)]

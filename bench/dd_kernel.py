@@ -5,7 +5,8 @@ The paths: the twelve-variable (3,3,4,3) boundary of seed 1 (about a fifth of it
 points from a short monodromy in double (``--seconds``), each tracked in double to ``--legs`` random complex
 parameter points; the legs double loses are the input. Each checkout's kernel then tracks those paths in
 double-double in a process of its own (its numba cache warmed first): paths, arrived, steps, seconds, and how far
-the ends that both reach lie apart.
+the ends that both reach lie apart. The paths are drawn with this checkout; each process compiles its kernels
+into a cache of its own (outside the timing).
 
 Usage: python bench/dd_kernel.py [--against DIR] [--seconds 30] [--legs 10] [--threads 2] [--seed 1]
 """
@@ -84,9 +85,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--replay", nargs=2, metavar=("INPUTS", "OUTPUT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if args.replay:
+    if args.replay:  # the m2bridge of PYTHONPATH
         replay(*args.replay, args.threads)
         return
+    sys.path.insert(0, str(HERE))  # the paths drawn by this checkout's m2bridge, not an installed one
     with tempfile.TemporaryDirectory() as work:
         g, n, X0, UA, UB = lost_paths(args.seconds, args.legs, args.seed)
         inputs = os.path.join(work, "paths.npz")
@@ -94,9 +96,11 @@ def main() -> None:
         rows, ends = [], []
         for k, root in enumerate([HERE] + ([Path(args.against).resolve()] if args.against else [])):
             output = os.path.join(work, f"ends{k}.npy")
-            env = {**os.environ, "PYTHONPATH": str(root)}
+            env = {**os.environ, "PYTHONPATH": str(root), "NUMBA_CACHE_DIR": os.path.join(work, f"numba{k}")}
             done = subprocess.run([sys.executable, __file__, "--replay", inputs, output, "--threads",
-                                   str(args.threads)], env=env, capture_output=True, text=True, check=True)
+                                   str(args.threads)], env=env, capture_output=True, text=True)
+            if done.returncode:
+                sys.exit(f"the kernel of {root} failed:\n{done.stderr}")
             rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
             ends.append(np.load(output))
     print(f"\n{len(X0)} paths double loses, in double-double on {args.threads} threads:\n")

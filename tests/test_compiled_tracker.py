@@ -5,6 +5,7 @@ known facts (the 2 x 2 determinant: 2 for the unit form, 6 for a generic form; a
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from unittest import mock
 
 import numpy as np
@@ -12,7 +13,7 @@ import pytest
 import sympy
 
 from m2bridge import homotopy
-from m2bridge.homotopy import compiled, tables, tracker
+from m2bridge.homotopy import compiled, kernels, tables, tracker
 from m2bridge.homotopy.dedup import new_points, nonsingular_ends
 from m2bridge.metric.boundary import generic_cone_ed_degree, random_cone
 
@@ -313,3 +314,23 @@ def test_blas_runs_on_one_thread_while_the_tracker_has_the_cores():
         after = blas_threads()
     assert before == after == {2}
     assert seen == [{1}] and inside == {1}
+
+
+def test_every_kernel_file_carries_the_digest_of_all_of_them(tmp_path):
+    """numba's cache keys a function on its own file's text: a kernel file's SOURCES line, the digest of every kernel
+    file, makes a change to one (dd.py alone, say) recompile the others' cached functions that inline it. Checked on
+    the package's files, and on copies where one file changes: the digest changes, and writing it restores the rule."""
+    stamp = kernels.sources_stamp()
+    here = Path(kernels.__file__).parent
+    for name in kernels.KERNEL_FILES:
+        assert f'SOURCES = "{stamp}"' in (here / name).read_text(), \
+            f"{name}: a kernel file changed; run python scripts/stamp_kernels.py (else numba's cache keeps stale code)"
+    for name in kernels.KERNEL_FILES:
+        (tmp_path / name).write_text((here / name).read_text())
+    (tmp_path / "dd.py").write_text((tmp_path / "dd.py").read_text() + "\n# changed\n")
+    with mock.patch.object(kernels, "__file__", str(tmp_path / "kernels.py")):
+        changed = kernels.sources_stamp()
+        assert changed != stamp
+        assert kernels.write_stamp() == changed == kernels.sources_stamp()
+    assert all(f'SOURCES = "{changed}"' in (tmp_path / name).read_text() for name in kernels.KERNEL_FILES)
+    assert (here / "dd.py").read_text().count(stamp) == 1  # the package's files untouched

@@ -19,6 +19,9 @@ from numba.extending import intrinsic
 
 from m2bridge.homotopy.kernels import OPTIONS
 
+SOURCES = "9db89f5e4fb526e7"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+
+
 @njit(**OPTIONS)
 def two_sum(a, b):
     """s + e = a + b exactly, s = fl(a + b)."""

@@ -11,8 +11,11 @@ least-squares step a* = H^-1 M^T u (H = M^T M) solved per point.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Iterator
 
 import numba
@@ -22,6 +25,36 @@ from numba import njit
 # cache: compiled once per machine (M2BRIDGE_NUMBA_CACHE=0: in memory only); nogil: the paths run in threads
 OPTIONS = dict(cache=os.environ.get("M2BRIDGE_NUMBA_CACHE", "1") != "0", nogil=True, fastmath=False,
                error_model="numpy")
+
+KERNEL_FILES = ("kernels.py", "dd.py", "map_kernels.py", "slice_kernels.py", "extended.py", "compiled.py")
+SOURCES = "9db89f5e4fb526e7"  # sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+_STAMP_LINE = re.compile(r'^SOURCES = "[0-9a-f]*".*$', re.MULTILINE)
+
+
+def sources_stamp() -> str:
+    """A digest of the kernel files' text, each without its ``SOURCES`` line. numba's on-disk cache keys a function
+    on its own file's text alone, so a function that inlines another file's would keep its compiled code when only
+    that file changed (an upgrade leaves the cache files in place): each kernel file holds this digest as
+    ``SOURCES``, so that a change to one changes them all. The suite checks it; ``python
+    scripts/stamp_kernels.py`` writes the digest into them."""
+    digest = hashlib.sha256()
+    for name in KERNEL_FILES:
+        digest.update(_STAMP_LINE.sub("", (Path(__file__).parent / name).read_text()).encode())
+    return digest.hexdigest()[:16]
+
+
+def write_stamp() -> str:
+    """The digest of :func:`sources_stamp` written into every kernel file's ``SOURCES`` line; returns it."""
+    stamp = sources_stamp()
+    for name in KERNEL_FILES:
+        path = Path(__file__).parent / name
+        text = path.read_text()
+        line = _STAMP_LINE.search(text)
+        if line is None:
+            raise ValueError(f"{path}: no SOURCES line")
+        path.write_text(text[:line.start()] + f'SOURCES = "{stamp}"' + line.group(0)[line.group(0).index('"', 11) + 1:]
+                        + text[line.end():])
+    return stamp
 
 
 @contextmanager

@@ -12,6 +12,8 @@ from numba import njit
 from m2bridge.homotopy.kernels import OPTIONS, apply_correction, distance_jacobian, form_times, solve_or_nan, \
     solve_two_or_nan, table_values
 
+SOURCES = "9db89f5e4fb526e7"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+
 
 class SliceTables:
     """The sliced distance system as the compiled tracker reads it, from the distance system's ``data`` tuple

@@ -223,3 +223,34 @@ def test_monodromy_turns_wide_after_widen_quiet_loops_and_stays_wide():
     assert not any(flags[:first_wide]) and all(flags[first_wide:])
     complete = next(calls for found, calls in rounds if found == 21)  # calls made when the 21st point was in
     assert first_wide >= complete + 2 * 3  # two quiet fresh loops (three legs each) at least, in double
+
+
+def test_the_pairs_double_lost_with_the_large_budget_are_tracked_in_double_double_once_widen_turns_on():
+    """Fault injection: the loops whose first corner lies on one side of u0 lose every path in double (any budget)
+    and none in double-double. Such (point, loop) pairs go to the retry with the large budget, fail it in double, and
+    wait; when ``widen`` turns the loops wide, each of those loops is tracked again in double-double."""
+    from m2bridge.metric.boundary import random_cone
+
+    system = homotopy.DistanceSystem(random_cone(3, 4, np.random.default_rng(5)), 4)
+    rng = np.random.default_rng(2)
+    X, u0 = homotopy.seed(system, rng)
+    real = compiled.track
+    lost_large, retried_wide = [], []
+
+    def spy(tables, X0, ua, ub, min_step=1e-12, max_steps=2000, max_step=0.2, steps=None, wide=True):
+        ends, ok = real(tables, X0, ua, ub, min_step, max_steps, max_step, steps, wide)
+        UA, UB = (np.broadcast_to(v, (len(X0), len(u0))) for v in (ua, ub))
+        hit = np.all(np.isclose(UA, u0), axis=1) & (UB[:, 0].real > u0[0].real)  # leg 0 of a loop on one side
+        if wide:
+            retried_wide.extend(UB[hit])
+        else:
+            ok = ok & ~hit
+            if max_steps >= 20000:
+                lost_large.extend(UB[hit])
+        return ends, ok
+
+    with mock.patch.object(compiled, "track", spy):
+        homotopy.monodromy(system, X, u0, rng, target=22, stall=5, widen=2)
+    assert lost_large  # the fault was met with the large budget in double
+    for corner in lost_large:  # and each such loop was tracked again in double-double
+        assert any(np.allclose(corner, other) for other in retried_wide)

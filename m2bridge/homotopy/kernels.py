@@ -27,8 +27,8 @@ OPTIONS = dict(cache=os.environ.get("M2BRIDGE_NUMBA_CACHE", "1") != "0", nogil=T
                error_model="numpy")
 
 KERNEL_FILES = ("kernels.py", "dd.py", "map_kernels.py", "slice_kernels.py", "extended.py", "compiled.py")
-SOURCES = "9db89f5e4fb526e7"  # sources_stamp(): a change to any kernel file changes this line (numba recompiles)
-_STAMP_LINE = re.compile(r'^SOURCES = "[0-9a-f]*".*$', re.MULTILINE)
+SOURCES = "6281e5a62f8f690e"  # sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+_STAMP_LINE = re.compile(r'^(SOURCES = ")[0-9a-f]*(".*)$', re.MULTILINE)  # the digest between the quotes
 
 
 def sources_stamp() -> str:
@@ -48,12 +48,10 @@ def write_stamp() -> str:
     stamp = sources_stamp()
     for name in KERNEL_FILES:
         path = Path(__file__).parent / name
-        text = path.read_text()
-        line = _STAMP_LINE.search(text)
-        if line is None:
+        text, found = _STAMP_LINE.subn(lambda line: line.group(1) + stamp + line.group(2), path.read_text(), count=1)
+        if not found:
             raise ValueError(f"{path}: no SOURCES line")
-        path.write_text(text[:line.start()] + f'SOURCES = "{stamp}"' + line.group(0)[line.group(0).index('"', 11) + 1:]
-                        + text[line.end():])
+        path.write_text(text)
     return stamp
 
 

@@ -96,12 +96,18 @@ def main() -> None:
         rows, ends = [], []
         for k, root in enumerate([HERE] + ([Path(args.against).resolve()] if args.against else [])):
             output = os.path.join(work, f"ends{k}.npy")
-            env = {**os.environ, "PYTHONPATH": str(root), "NUMBA_CACHE_DIR": os.path.join(work, f"numba{k}")}
+            if not (root / "m2bridge").is_dir():
+                sys.exit(f"{root}: no m2bridge here (--against takes a checkout's root directory)")
+            path = os.pathsep.join([str(root)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+            env = {**os.environ, "PYTHONPATH": path, "NUMBA_CACHE_DIR": os.path.join(work, f"numba{k}")}
             done = subprocess.run([sys.executable, __file__, "--replay", inputs, output, "--threads",
                                    str(args.threads)], env=env, capture_output=True, text=True)
             if done.returncode:
                 sys.exit(f"the kernel of {root} failed:\n{done.stderr}")
-            rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
+            row = json.loads(done.stdout.strip().splitlines()[-1])
+            if row["checkout"] != str(root):
+                sys.exit(f"the kernel run for {root} imported m2bridge from {row['checkout']}")
+            rows.append(row)
             ends.append(np.load(output))
     print(f"\n{len(X0)} paths double loses, in double-double on {args.threads} threads:\n")
     print("| checkout | arrived | steps | seconds | paths/s |")

@@ -319,7 +319,8 @@ def test_blas_runs_on_one_thread_while_the_tracker_has_the_cores():
 def test_every_kernel_file_carries_the_digest_of_all_of_them(tmp_path):
     """numba's cache keys a function on its own file's text: a kernel file's SOURCES line, the digest of every kernel
     file, makes a change to one (dd.py alone, say) recompile the others' cached functions that inline it. Checked on
-    the package's files, and on copies where one file changes: the digest changes, and writing it restores the rule."""
+    the package's files, and on copies where one file changes: the digest changes, and writing it restores the rule;
+    while a digest is out of date the cache is off."""
     stamp = kernels.sources_stamp()
     here = Path(kernels.__file__).parent
     for name in kernels.KERNEL_FILES:
@@ -334,3 +335,8 @@ def test_every_kernel_file_carries_the_digest_of_all_of_them(tmp_path):
         assert kernels.write_stamp() == changed == kernels.sources_stamp()
     assert all(f'SOURCES = "{changed}"' in (tmp_path / name).read_text() for name in kernels.KERNEL_FILES)
     assert (here / "dd.py").read_text().count(stamp) == 1  # the package's files untouched
+    assert kernels.cache_allowed()
+    with mock.patch.object(kernels, "SOURCES", "0" * 16), pytest.warns(UserWarning, match="stamp_kernels"):
+        assert not kernels.cache_allowed()  # a file edited and not stamped: no cache, compiled afresh
+    with mock.patch.dict(os.environ, {"M2BRIDGE_NUMBA_CACHE": "0"}):
+        assert not kernels.cache_allowed()

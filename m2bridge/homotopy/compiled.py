@@ -39,7 +39,7 @@ from m2bridge.homotopy import dd, extended, kernels, map_kernels, slice_kernels
 from m2bridge.homotopy.slice_kernels import SliceTables
 from m2bridge.homotopy.tables import DistanceTables, FormTables, PolynomialTables, ProfileTables, WeightTables
 
-SOURCES = "6281e5a62f8f690e"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+SOURCES = "2f0bab7d6a92f04e"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
 
 
 ACCEPT = 1e-8  # the floor: a last Newton correction below (ACCEPT + FAR |x|) |x| counts as contracted (|x| >= 1)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -22,12 +23,8 @@ import numba
 import numpy as np
 from numba import njit
 
-# cache: compiled once per machine (M2BRIDGE_NUMBA_CACHE=0: in memory only); nogil: the paths run in threads
-OPTIONS = dict(cache=os.environ.get("M2BRIDGE_NUMBA_CACHE", "1") != "0", nogil=True, fastmath=False,
-               error_model="numpy")
-
 KERNEL_FILES = ("kernels.py", "dd.py", "map_kernels.py", "slice_kernels.py", "extended.py", "compiled.py")
-SOURCES = "6281e5a62f8f690e"  # sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+SOURCES = "2f0bab7d6a92f04e"  # sources_stamp(): a change to any kernel file changes this line (numba recompiles)
 _STAMP_LINE = re.compile(r'^(SOURCES = ")[0-9a-f]*(".*)$', re.MULTILINE)  # the digest between the quotes
 
 
@@ -39,8 +36,29 @@ def sources_stamp() -> str:
     scripts/stamp_kernels.py`` writes the digest into them."""
     digest = hashlib.sha256()
     for name in KERNEL_FILES:
-        digest.update(_STAMP_LINE.sub("", (Path(__file__).parent / name).read_text()).encode())
+        digest.update(_STAMP_LINE.sub("", (Path(__file__).parent / name).read_text(encoding="utf-8")).encode())
     return digest.hexdigest()[:16]
+
+
+def cache_allowed() -> bool:
+    """Whether numba may use its on-disk cache: unless M2BRIDGE_NUMBA_CACHE=0, and only while the kernel files'
+    digest is current (a file edited and not stamped: the cache could hold the former inlined code, so it is off,
+    with a warning, and every process compiles; files that cannot be read are taken as current)."""
+    if os.environ.get("M2BRIDGE_NUMBA_CACHE", "1") == "0":
+        return False
+    try:
+        current = sources_stamp() == SOURCES
+    except OSError:
+        return True
+    if not current:
+        warnings.warn("m2bridge: a compiled kernel's file changed since the kernels' digest (SOURCES) was written, "
+                      "so numba's cache is off and each process compiles them; run python scripts/stamp_kernels.py",
+                      stacklevel=2)
+    return current
+
+
+# cache: compiled once per machine (cache_allowed); nogil: the paths run in threads
+OPTIONS = dict(cache=cache_allowed(), nogil=True, fastmath=False, error_model="numpy")
 
 
 def write_stamp() -> str:
@@ -48,10 +66,11 @@ def write_stamp() -> str:
     stamp = sources_stamp()
     for name in KERNEL_FILES:
         path = Path(__file__).parent / name
-        text, found = _STAMP_LINE.subn(lambda line: line.group(1) + stamp + line.group(2), path.read_text(), count=1)
+        text, found = _STAMP_LINE.subn(lambda line: line.group(1) + stamp + line.group(2),
+                                       path.read_text(encoding="utf-8"), count=1)
         if not found:
             raise ValueError(f"{path}: no SOURCES line")
-        path.write_text(text)
+        path.write_text(text, encoding="utf-8")
     return stamp
 
 

@@ -50,15 +50,12 @@ def replay(inputs: str, output: str, threads: int) -> None:
 
 
 def lost_paths(seconds: float, legs: int, seed: int) -> tuple[str, int, np.ndarray, np.ndarray, np.ndarray]:
+    from extended import boundary  # bench/extended.py: the boundary's square-free polynomial
+
     from m2bridge.homotopy import DistanceSystem, compiled, seed as seed_points
     from m2bridge.homotopy.monodromy import monodromy
-    from m2bridge.metric.classifier import boundary_polynomial, random_classifier
-    from m2bridge.network import make_architecture
 
-    arch = make_architecture([3, 3], [3], 4)
-    g, ys = boundary_polynomial(arch, random_classifier(arch, seed))
-    g = sympy.expand(sympy.Mul(*[f for f, _ in sympy.factor_list(g, *ys)[1]]))
-    n = len(ys)
+    g, n = boundary([3, 3], [3], 4, seed)
     system = DistanceSystem(g, n)
     compiled.warm_up()
     rng = np.random.default_rng(seed)

@@ -34,6 +34,8 @@ export {
     "weightCritical",
     "multiplicationMatrices",
     "hypersurfaceCritical",
+    "coneCritical",
+    "criticalCountingSystem",
     "weightCriticalSystem",
     "chartFiber",
     "chartDegree",
@@ -60,7 +62,7 @@ load "./AttentionGeometry/implicitization.m2"  -- implicitEquations, segreImplic
 load "./AttentionGeometry/completeness.m2"     -- isUnmixed, projectionDegree, completenessCheck, chartLocalization
 load "./AttentionGeometry/loci.m2"             -- singularComponents, criticalComponents, fiberComponents
 load "./AttentionGeometry/charts.m2"           -- chartFiber, chartDegree (and chartParts, used by weightCriticalSystem)
-load "./AttentionGeometry/critical.m2"         -- distanceCritical, weightCritical(System), hypersurfaceCritical, profileCritical, ...
+load "./AttentionGeometry/critical.m2"         -- distanceCritical, weightCritical(System), hypersurfaceCritical, coneCritical, profileCritical, ...
 load "./AttentionGeometry/loss.m2"             -- lossGradient, rankOneCritical, lossOnCriticalLocus
 
 beginDocumentation()

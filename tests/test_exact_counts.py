@@ -110,3 +110,42 @@ def test_the_smallest_block_is_counted_with_its_mlp_weights_absorbed():
     point = dict(zip(fixed.weights, [3, -1, 2, 5, 1, -2]))
     assert jac.subs(point).rank() == 5  # = the block's dimension: 6 weights less the scaling
     assert power_block(parametrization(Network([Attention(2, 2, d_out=1), MLP(2, 2)], tokens=2))) is None
+
+
+def test_a_cone_is_counted_on_its_scaled_system_as_often_as_on_the_lagrange_system(m2):
+    # a 3 x 3 determinant (a cubic cone, rank <= 2): Eckart-Young's binomial(3, 2) = 3 by F4 on the scaled system;
+    # and a quartic cone's count equals the degree of Macaulay2's plain Lagrange system over the same field
+    from m2bridge.exact.counts import hypersurface_count
+
+    ys = sympy.symbols("y_1:10")
+    det = sympy.Matrix(3, 3, ys).det()
+    u = [Fraction(j * j - 3 * j + 1, 1 + j % 3) for j in range(9)]
+    count = hypersurface_count(det, 9, EYE(9), u, m2, engine="f4")
+    assert count.value == 3 and count.status.value == "verified"
+    assert "coneCritical, 2 solutions per point" in count.method
+    y1, y2, y3 = sympy.symbols("y_1:4")
+    quartic = y1**4 + y2**4 + y3**4 + y1 * y2**2 * y3 - 2 * y1**3 * y3
+    u = [1, 2, 7]
+    count = hypersurface_count(quartic, 3, EYE(3), u, m2, engine="f4", primes=(32003,))
+    plain = m2.to_python("R = ZZ/32003[y_1..y_3]; degree hypersurfaceCritical(y_1^4 + y_2^4 + y_3^4 + y_1*y_2^2*y_3 "
+                         "- 2*y_1^3*y_3, id_(R^3), {1, 2, 7})")
+    assert count.value == plain == 16 and "3 solutions per point" in count.method
+
+
+def test_a_degree_that_is_not_a_multiple_of_the_solutions_per_point_is_unreliable(m2):
+    # fault injection: Macaulay2 is made to say that every point of a cubic cone's scaled system (degree 2 * 9) has
+    # 4 solutions in it
+    from m2bridge.exact.counts import hypersurface_count
+
+    class FourPerPoint:
+        def __getattr__(self, name):
+            return getattr(m2, name)
+
+        def to_python(self, code, **kw):
+            return 4 if code == "Lcopies" else m2.to_python(code, **kw)
+
+    y1, y2, y3 = sympy.symbols("y_1:4")
+    cubic = y1**3 + 2 * y2**3 + 5 * y3**3 - 7 * y1 * y2 * y3 + y1**2 * y2
+    count = hypersurface_count(cubic, 3, EYE(3), [3, -2, 5], FourPerPoint(), engine="f4")
+    assert count.status.value == "unreliable" and "not a multiple" in count.certificate
+    assert hypersurface_count(cubic, 3, EYE(3), [3, -2, 5], m2, engine="f4").value == 9

@@ -111,7 +111,7 @@ def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout:
                        code_for: Callable[[int], str], how: str, per_function: int = 1,
                        infinite: str = "the critical set has dimension {dim} for this data (u is not generic)",
                        kind: str | None = None, engine: str | None = None, threads: int | None = None,
-                       deadline: float | None = None) -> Count:
+                       deadline: float | None = None, copies: str | None = None, scaled_how: str = "") -> Count:
     """Run ``code_for(p)`` over each prime with its own random seed, and count. ``kind`` None: the code sets the
     ideal ``Cc`` (Macaulay2 counts it); else it sets the system ``Lc``, counted by the engine
     :func:`count_engine` picks (msolve, or Macaulay2's F4 on ``ideal leadTerm groebnerBasis``; a failed msolve
@@ -119,7 +119,11 @@ def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout:
     (the chart's points in a generic fiber), by which the degree is divided (a degree not divisible by it makes
     the count unreliable); ``infinite``: what a positive dimension means; ``threads``: msolve's. ``deadline`` (a
     :func:`time.monotonic` time): a prime after the first is not started when the slowest prime so far, once more,
-    would end past it; the count of the primes done is then ``heuristic`` (one prime does not verify a count)."""
+    would end past it; the count of the primes done is then ``heuristic`` (one prime does not verify a count).
+    ``copies``: the name of a Macaulay2 variable the code sets to how many solutions of ``Lc`` each counted point
+    has (``criticalCountingSystem``'s second value), by which that prime's degree is divided (a degree not divisible
+    by it makes the count unreliable); ``scaled_how``: what was counted where every prime's system has k > 1 solutions
+    per point (formatted with k)."""
     m2.load_package()
     t0 = time.perf_counter()
     counts: dict[int, int] = {}
@@ -127,6 +131,7 @@ def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout:
     used: dict[int, str] = {}
     notes = [f"F4 because {why}"] if why else []
     slowest, started, skipped = 0.0, t0, []
+    per_point: dict[int, int] = {}  # per prime, the solutions of each point in its system (``copies``)
     for k, p in enumerate(primes):
         slowest = max(slowest, time.perf_counter() - started)
         if k and deadline is not None and time.monotonic() + slowest > deadline:
@@ -134,6 +139,8 @@ def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout:
             break
         started = time.perf_counter()
         m2.eval(f"setRandomSeed {seed + 7919 * k};\n" + code_for(p), timeout=timeout)
+        if copies is not None:
+            per_point[p] = int(m2.to_python(copies, timeout=timeout))
         if use == "msolve":
             got = _msolve_prime(m2, p, timeout, threads)
             if got.outcome == "positive":
@@ -152,7 +159,13 @@ def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout:
                          time.perf_counter() - t0, status=Status.NOT_COMPUTED)
         counts[p], used[p] = int(deg), "Macaulay2's F4" if kind is not None else "Macaulay2"
     done = [p for p in primes if p in counts]
-    method = f"{how} over " + " and ".join(f"ZZ/{p}" for p in done)
+    scaled = {p: per_point[p] for p in done if per_point.get(p, 1) > 1}
+    indivisible = [p for p, k in scaled.items() if counts[p] % k]
+    alike = len(scaled) == len(done) and len(set(scaled.values())) == 1
+    method = f"{scaled_how.format(k=scaled[done[0]]) if alike else how} over " + " and ".join(f"ZZ/{p}" for p in done)
+    if scaled and not alike:
+        method += "; " + ", ".join(f"over ZZ/{p} {k} solutions per point" for p, k in scaled.items())
+    counts = {p: v // per_point.get(p, 1) for p, v in counts.items()}
     engines = sorted(set(used.values()))
     by = f"counted by {engines[0]}" if len(engines) == 1 else \
         "counted by " + ", ".join(f"{used[p]} over ZZ/{p}" for p in done)
@@ -170,6 +183,11 @@ def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout:
         certificate = (f"heuristic: one prime{named}, not checked by a second (a count modulo one prime can differ "
                        "from the count over the complex numbers for finitely many primes)")
         status = Status.HEURISTIC
+    if indivisible:
+        certificate = (f"unreliable: over {' and '.join(f'ZZ/{p}' for p in indivisible)} the degree is not a "
+                       "multiple of the solutions each point has in the system counted, so some of its solutions are "
+                       "not the points counted")
+        status = Status.UNRELIABLE
     solutions = max(counts.values())
     if per_function > 1:
         method += f"; {solutions} weight-space solutions / {per_function} chart points in a generic fiber"
@@ -195,17 +213,22 @@ def critical_count(generators: Sequence[sympy.Expr], n: int, G: Any, u: Sequence
 
 def hypersurface_count(g: sympy.Expr, n: int, G: Any, u: Sequence[Any] | None, m2: Macaulay2,
                        primes: Sequence[int] = F4_PRIMES, timeout: float | None = None, seed: int = 0,
-                       engine: str | None = None, threads: int | None = None, deadline: float | None = None) -> Count:
+                       engine: str | None = None, threads: int | None = None, deadline: float | None = None,
+                       scaled: bool = True) -> Count:
     """Critical points of (y - u)^T G (y - u) on the smooth part of the hypersurface g = 0 (u not on it): the
-    Lagrange system without elimination or saturation (Macaulay2's ``hypersurfaceCritical``), counted by F4
-    over each prime (or msolve: see :func:`count_engine`). ``u=None``: the ED degree, at an independent random
-    point for each prime (a point on the ED discriminant, where the count drops, is then unlikely for both).
-    ``threads`` and ``deadline``: as :func:`_count_over_primes` takes them."""
+    Lagrange system without elimination or saturation (Macaulay2's ``hypersurfaceCritical``; where g is a form of
+    degree d >= 2, the scaled system ``coneCritical``, of lower degree, whose solutions are each critical point
+    d - 1 times), counted by F4 over each prime (or msolve: see :func:`count_engine`). ``u=None``: the ED degree,
+    at an independent random point for each prime (a point on the ED discriminant, where the count drops, is then unlikely for both).
+    ``threads`` and ``deadline``: as :func:`_count_over_primes` takes them. ``scaled`` False: the plain Lagrange
+    system even on a cone (bench/cone_counts.py compares the two)."""
+    system = "criticalCountingSystem(Im_0, Gm, um)" if scaled else "(hypersurfaceCritical(Im_0, Gm, um), 1)"
     return _count_over_primes(m2, primes, seed, timeout,
-                              lambda p: ring_code(n, f"ZZ/{p}", [g], G, u)
-                              + "Lc = hypersurfaceCritical(Im_0, Gm, um);\n",
+                              lambda p: ring_code(n, f"ZZ/{p}", [g], G, u) + f"(Lc, Lcopies) = {system};\n",
                               "Lagrange system (Macaulay2's hypersurfaceCritical), Groebner bases",
-                              kind="hypersurface", engine=engine, threads=threads, deadline=deadline)
+                              kind="hypersurface", engine=engine, threads=threads, deadline=deadline, copies="Lcopies",
+                              scaled_how="Lagrange system scaled on the cone (Macaulay2's coneCritical, {k} solutions "
+                                         "per point), Groebner bases")
 
 
 def weight_space_count_f4(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2,

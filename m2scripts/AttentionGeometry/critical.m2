@@ -61,12 +61,52 @@ hypersurfaceCritical(RingElement, Matrix, List) := Ideal => (g, G, u) -> (
     R := ring g;
     kk := coefficientRing R;
     lam := local lam;
-    T := kk[lam, gens R];
+    y := local y;  -- a local name: kk[lam, gens R] would rebind the caller's variables to the new ring's
+    T := kk[lam, y_1..y_(numgens R)];
     toT := map(T, R, drop(gens T, 1));
     gT := toT g;
-    y := transpose matrix{drop(gens T, 1)};
-    v := sub(G, T) * (y - transpose matrix{apply(u, a -> sub(a, T))});
-    ideal(gT) + ideal(v - T_0 * transpose diff(matrix{drop(gens T, 1)}, gT)))
+    Y := transpose matrix{drop(gens T, 1)};
+    v := sub(G, T) * (Y - transpose matrix{apply(u, a -> sub(a, T))});
+    -- entry by entry: matrices of a g that is not homogeneous have different degrees and cannot be subtracted
+    ideal(gT) + ideal apply(numgens R, i -> v_(i, 0) - T_0 * diff(T_(i + 1), gT)))
+
+-- the same critical points on a cone {g = 0} (g homogeneous of degree d >= 2), scaled: y = t z with
+-- lam t^(d-1) = 1 turns G (y - u) = lam grad g(y) into G (t z - u) = grad g(z), of degree d - 1 in z, and by
+-- Euler's formula (z . grad g = d g) g(z) = 0 into t z^T G z = z^T G u.  In kk[t, z] with the GRevLex order.
+-- Each critical point is d - 1 solutions with t != 0 (t times a (d-1)-st root of unity), with its multiplicity
+-- (the map (t, z) -> (t^(1-d), t z) is etale where t != 0 and d - 1 is a unit); a solution with t = 0 has
+-- grad g(z) = -G u, which generic u avoids.  For the twelve-variable attention boundaries F4 and msolve count it
+-- in about half the time of hypersurfaceCritical (docs/performance.md).
+coneCritical = method()
+coneCritical(RingElement, Matrix, List) := Ideal => (g, G, u) -> (
+    R := ring g;
+    kk := coefficientRing R;
+    t := local t;
+    z := local z;
+    T := kk[t, z_1..z_(numgens R)];
+    toT := map(T, R, drop(gens T, 1));
+    Z := transpose matrix{drop(gens T, 1)};
+    Gz := sub(G, T) * (T_0 * Z - transpose matrix{apply(u, a -> sub(a, T))});
+    gT := toT g;
+    ideal apply(numgens R, i -> Gz_(i, 0) - diff(T_(i + 1), gT)) + ideal((transpose Z * Gz)_(0, 0)))
+
+-- the system whose degree counts the critical points of hypersurfaceCritical, and how many solutions each
+-- critical point has in it: (coneCritical, d - 1) where g is homogeneous of degree d >= 2, the characteristic
+-- divides neither d nor d - 1, G is invertible, g(u) != 0 and no solution has t = 0 (checked by F4), else
+-- (hypersurfaceCritical, 1)
+criticalCountingSystem = method()
+criticalCountingSystem(RingElement, Matrix, List) := Sequence => (g, G, u) -> (
+    R := ring g;
+    kk := coefficientRing R;
+    d := first degree g;
+    p := char kk;
+    plain := () -> (hypersurfaceCritical(g, G, u), 1);
+    if not isHomogeneous g or d < 2 or (p > 0 and (d % p == 0 or (d - 1) % p == 0)) then return plain();
+    if det sub(G, kk) == 0 or sub(g, matrix{apply(u, a -> sub(a, kk))}) == 0 then return plain();
+    L := coneCritical(g, G, u);
+    T := ring L;
+    if degree ideal leadTerm groebnerBasis(L + ideal(T_0), Strategy => "F4") != 0 then return plain();
+    (L, d - 1))
 
 -- the critical points of a squared loss on a model c = M(v) a that is linear in the weights a for fixed v, where
 -- the entries of M are linear forms in v (one attention layer: a the entries of A, v those of V).  For fixed v the

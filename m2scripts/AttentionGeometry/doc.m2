@@ -642,3 +642,60 @@ Description
     L = hypersurfaceCritical(y_1^3 + y_2^3 + y_3^3 - y_1*y_2*y_3, id_(R^3), {1, 2, 3});
     degree ideal leadTerm groebnerBasis(L, Strategy => "F4")
 ///
+
+doc ///
+Key
+  coneCritical
+  (coneCritical, RingElement, Matrix, List)
+Headline
+  the Lagrange system on a cone, scaled to lower degree
+Usage
+  L = coneCritical(g, G, u)
+Inputs
+  g:RingElement
+    a form of degree d >= 2 in the coordinates y
+  G:Matrix
+    a symmetric invertible matrix: the inner product
+  u:List
+    a point not on the hypersurface
+Outputs
+  L:Ideal
+    in a new ring kk[t, z]: G (t z - u) - grad g(z) and t z^T G z - z^T G u.  A critical point y with
+    G (y - u) = lam grad g(y) gives the d - 1 solutions y = t z, lam t^(d-1) = 1; the second equation is g(z) = 0
+    by Euler's formula.  A solution with t = 0 is no critical point (it has grad g(z) = -G u); for generic u
+    there is none
+Description
+  Text
+    Its equations have degree d - 1 and d where those of @TO hypersurfaceCritical@ have degree d, and a
+    Groebner basis of it is reached sooner: its degree is d - 1 times the number of critical points.
+  Example
+    R = ZZ/32003[y_1..y_3];
+    L = coneCritical(y_1^3 + y_2^3 + y_3^3 - y_1*y_2*y_3, id_(R^3), {1, 2, 3});
+    degree ideal leadTerm groebnerBasis(L, Strategy => "F4")
+SeeAlso
+  criticalCountingSystem
+///
+
+doc ///
+Key
+  criticalCountingSystem
+  (criticalCountingSystem, RingElement, Matrix, List)
+Headline
+  the system whose degree counts the critical points of a squared distance on a hypersurface
+Usage
+  (L, k) = criticalCountingSystem(g, G, u)
+Inputs
+  g:RingElement
+  G:Matrix
+  u:List
+Outputs
+  :Sequence
+    (L, k): @TO coneCritical@ and d - 1 where g is a form of degree d >= 2, G is invertible, g(u) != 0, the
+    characteristic divides neither d nor d - 1, and no solution of L has t = 0 (checked); else
+    @TO hypersurfaceCritical@ and 1.  The degree of L is k times the number of critical points
+Description
+  Example
+    R = ZZ/32003[y_1..y_3];
+    (L, k) = criticalCountingSystem(y_1^3 + y_2^3 + y_3^3 - y_1*y_2*y_3, id_(R^3), {1, 2, 3});
+    k, degree ideal leadTerm groebnerBasis(L, Strategy => "F4")
+///

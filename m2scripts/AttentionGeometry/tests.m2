@@ -80,6 +80,29 @@ TEST ///
 ///
 
 TEST ///
+  -- the scaled system on a cone: each critical point d - 1 times.  General plane curves of degree d: ED degree
+  -- d + d (d - 1) = d^2 (sum of polar degrees), for the identity and for another inner product
+  R = ZZ/32003[y_1..y_3];
+  cubic = y_1^3 + 2*y_2^3 + 5*y_3^3 - 7*y_1*y_2*y_3 + y_1^2*y_2;
+  (L, k) = criticalCountingSystem(cubic, id_(R^3), {3, -2, 5});
+  assert(k == 2 and degree ideal leadTerm groebnerBasis(L, Strategy => "F4") == 2 * 9);
+  (L, k) = criticalCountingSystem(cubic, matrix(ZZ/32003, {{2, 1, 0}, {1, 3, 0}, {0, 0, 1}}), {3, -2, 5});
+  assert(k == 2 and degree L == 2 * 9);
+  (L, k) = criticalCountingSystem(y_1^4 + y_2^4 + y_3^4 + y_1*y_2^2*y_3, id_(R^3), {1, 2, 7});
+  assert(k == 3 and degree L == 3 * 16);
+  -- not a cone: the Lagrange system itself
+  (L, k) = criticalCountingSystem(y_1^3 + y_2^2 - y_3, id_(R^3), {1, 2, 3});
+  assert(k == 1 and degree L == degree hypersurfaceCritical(y_1^3 + y_2^2 - y_3, id_(R^3), {1, 2, 3}));
+  -- u = -grad g(z0) with g(z0) = 0, z0 = (1, -1, 0): the scaled system has solutions with t = 0 (18 = 2 * 7 + 4),
+  -- so the Lagrange system counts (7 critical points: this u lies on the ED discriminant)
+  g = y_1^3 + y_2^3 + y_3^3 - y_1*y_2*y_3;
+  u = {-3, -3, -1};
+  assert(degree coneCritical(g, id_(R^3), u) == 18);
+  (L, k) = criticalCountingSystem(g, id_(R^3), u);
+  assert(k == 1 and degree L == 7);
+///
+
+TEST ///
   -- Eckart-Young: rank <= r matrices of size m x n with the Frobenius form have ED degree binomial(min(m,n), r)
   R = QQ[y_1..y_6];
   Y = genericMatrix(R, 2, 3);

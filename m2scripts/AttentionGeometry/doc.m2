@@ -666,8 +666,8 @@ Outputs
     there is none
 Description
   Text
-    Its equations have degree d - 1 and d where those of @TO hypersurfaceCritical@ have degree d, and a
-    Groebner basis of it is reached sooner: its degree is d - 1 times the number of critical points.
+    For a cubic its equations are quadrics and one cubic where those of @TO hypersurfaceCritical@ are cubics,
+    and a Groebner basis of it may be reached sooner; its degree is d - 1 times the number of critical points.
   Example
     R = ZZ/32003[y_1..y_3];
     L = coneCritical(y_1^3 + y_2^3 + y_3^3 - y_1*y_2*y_3, id_(R^3), {1, 2, 3});

@@ -26,15 +26,14 @@ import sympy
 
 from m2bridge.homotopy import DistanceSystem, compiled, seed
 from m2bridge.homotopy.monodromy import monodromy
-from m2bridge.metric.classifier import boundary_polynomial, random_classifier
+from m2bridge.metric.classifier import boundary_polynomial, random_classifier, square_free_part
 from m2bridge.network import make_architecture
 
 
 def boundary(dims: list[int], ranks: list[int], tokens: int, seed_: int) -> tuple[sympy.Expr, int]:
     arch = make_architecture(dims, ranks, tokens)
     g, ys = boundary_polynomial(arch, random_classifier(arch, seed_))
-    factors = sympy.factor_list(g, *ys)[1]
-    return sympy.expand(sympy.Mul(*[f for f, _ in factors])), len(ys)
+    return square_free_part(g, ys), len(ys)
 
 
 def main() -> None:

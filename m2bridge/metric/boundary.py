@@ -19,6 +19,7 @@ from m2bridge.metric.classifier import (
     Classifier,
     boundary_polynomial,
     random_classifier,
+    square_free_part,
 )
 from m2bridge.network import AttentionNetwork
 from m2bridge.homotopy.krawczyk import PRECISION, Box, BoxSystem, unique_root
@@ -276,7 +277,7 @@ def degeneracy(arch: AttentionNetwork, clf: Classifier, ed: Count, identity: lis
     for k in (1, 2):
         other = random_classifier(arch, seed + 1000 * k)
         g2, ys = boundary_polynomial(arch, other)
-        g2 = sympy.expand(sympy.Mul(*[f for f, _ in sympy.factor_list(g2, *ys)[1]]))
+        g2 = square_free_part(g2, ys)
         values.append(hypersurface_count(g2, len(ys), identity, None, m2, timeout=timeout, seed=seed).value or 0)
     top = max(values)
     if ed.value >= top:

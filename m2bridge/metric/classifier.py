@@ -134,3 +134,11 @@ def boundary_polynomial(arch: AttentionNetwork, clf: Classifier) -> tuple[sympy.
     out = exact_forward(arch, W, X)[0]
     g = sum(sympy.Rational(str(clf.readout[r, j])) * out[r, j] for r in range(out.shape[0]) for j in range(t))
     return sympy.expand(g), ys
+
+
+def square_free_part(g: sympy.Expr, ys: list[sympy.Symbol],
+                     factors: list[tuple[sympy.Expr, int]] | None = None) -> sympy.Expr:
+    """The product of g's distinct irreducible factors over QQ (``factors``: ``sympy.factor_list(g, *ys)[1]`` where
+    the caller has it): the same zero set, without repeated factors."""
+    factors = sympy.factor_list(g, *ys)[1] if factors is None else factors
+    return sympy.expand(sympy.Mul(*[f for f, _ in factors]))

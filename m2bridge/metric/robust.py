@@ -41,6 +41,7 @@ from m2bridge.metric.classifier import (
     boundary_polynomial,
     random_classifier,
     random_input,
+    square_free_part,
 )
 from m2bridge.metric.boundary_points import all_points, beside_one_prime, certify_points
 from m2bridge.metric.data import DataError
@@ -261,7 +262,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     identity = [[int(i == j) for j in range(n)] for i in range(n)]
     notes: list[str] = []
     flist = sympy.factor_list(g, *ys)[1]
-    reduced = sympy.expand(sympy.Mul(*[f for f, _ in flist]))  # the same zero set, without repeated factors
+    reduced = square_free_part(g, ys, flist)
     if any(mult > 1 for _, mult in flist):
         notes.append("a repeated factor: g is not reduced; the boundary is that of its square-free part, used for "
                      "every count and test")

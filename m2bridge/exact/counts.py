@@ -132,6 +132,10 @@ def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout:
     notes = [f"F4 because {why}"] if why else []
     slowest, started, skipped = 0.0, t0, []
     per_point: dict[int, int] = {}  # per prime, the solutions of each point in its system (``copies``)
+
+    def divided() -> dict[int, int]:  # the counts so far, per point
+        return {q: v // per_point.get(q, 1) for q, v in counts.items()}
+
     for k, p in enumerate(primes):
         slowest = max(slowest, time.perf_counter() - started)
         if k and deadline is not None and time.monotonic() + slowest > deadline:
@@ -145,7 +149,7 @@ def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout:
             got = _msolve_prime(m2, p, timeout, threads)
             if got.outcome == "positive":
                 return Count(None, f"{how} over ZZ/{p}, msolve {msolve.choose().version}",
-                             "not finite: " + infinite.format(dim="> 0"), counts, time.perf_counter() - t0,
+                             "not finite: " + infinite.format(dim="> 0"), divided(), time.perf_counter() - t0,
                              status=Status.NOT_COMPUTED)
             if got.outcome in ("finite", "empty"):
                 counts[p], used[p] = int(got.degree or 0), f"msolve {msolve.choose().version}"
@@ -155,7 +159,7 @@ def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout:
             m2.eval(_F4, timeout=timeout)
         dim, deg = m2.to_python("{dim Cc, degree Cc}", timeout=timeout)
         if int(dim) > 0:
-            return Count(None, f"{how} over ZZ/{p}", "not finite: " + infinite.format(dim=dim), counts,
+            return Count(None, f"{how} over ZZ/{p}", "not finite: " + infinite.format(dim=dim), divided(),
                          time.perf_counter() - t0, status=Status.NOT_COMPUTED)
         counts[p], used[p] = int(deg), "Macaulay2's F4" if kind is not None else "Macaulay2"
     done = [p for p in primes if p in counts]
@@ -164,8 +168,8 @@ def _count_over_primes(m2: Macaulay2, primes: Sequence[int], seed: int, timeout:
     alike = len(scaled) == len(done) and len(set(scaled.values())) == 1
     method = f"{scaled_how.format(k=scaled[done[0]]) if alike else how} over " + " and ".join(f"ZZ/{p}" for p in done)
     if scaled and not alike:
-        method += "; " + ", ".join(f"over ZZ/{p} {k} solutions per point" for p, k in scaled.items())
-    counts = {p: v // per_point.get(p, 1) for p, v in counts.items()}
+        method += "; " + ", ".join(f"over ZZ/{p} instead: {scaled_how.format(k=k)}" for p, k in scaled.items())
+    counts = divided()
     engines = sorted(set(used.values()))
     by = f"counted by {engines[0]}" if len(engines) == 1 else \
         "counted by " + ", ".join(f"{used[p]} over ZZ/{p}" for p in done)
@@ -217,7 +221,7 @@ def hypersurface_count(g: sympy.Expr, n: int, G: Any, u: Sequence[Any] | None, m
                        scaled: bool = True) -> Count:
     """Critical points of (y - u)^T G (y - u) on the smooth part of the hypersurface g = 0 (u not on it): the
     Lagrange system without elimination or saturation (Macaulay2's ``hypersurfaceCritical``; where g is a form of
-    degree d >= 2, the scaled system ``coneCritical``, of lower degree, whose solutions are each critical point
+    degree d >= 3, the scaled system ``coneCritical``, of lower degree, whose solutions are each critical point
     d - 1 times), counted by F4 over each prime (or msolve: see :func:`count_engine`). ``u=None``: the ED degree,
     at an independent random point for each prime (a point on the ED discriminant, where the count drops, is then unlikely for both).
     ``threads`` and ``deadline``: as :func:`_count_over_primes` takes them. ``scaled`` False: the plain Lagrange

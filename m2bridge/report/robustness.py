@@ -58,7 +58,8 @@ def robustness_lines(rows: list[dict[str, Any]]) -> list[str]:
     lines = ["A random classifier g(X) = <w, V X X^T A X> (weights and readout of one decimal, seed 0) per "
              "architecture; its decision boundary g = 0 is a cubic cone in the d t input coordinates. ED degree: "
              "the number of complex critical points of the Euclidean distance from a generic input to the boundary, "
-             "by F4 over two primes (`hypersurfaceCritical`). Beside it the ED degree of a general cubic cone in as "
+             "by Groebner bases over two primes (the Lagrange system scaled on the cone, `coneCritical`). Beside it "
+             "the ED degree of a general cubic cone in as "
              "many variables, sum_i 3 * 2^i for i = 0..n-2 (Draisma et al. 2016; the tests check it by computation).",
              "", "| d | d' | t | a | variables | factors (degrees) | ED degree | general cubic cone | dim Sing | s |",
              "|---|---|---|---|---|---|---|---|---|---|"]

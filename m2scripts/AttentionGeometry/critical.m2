@@ -91,7 +91,8 @@ coneCritical(RingElement, Matrix, List) := Ideal => (g, G, u) -> (
     ideal apply(numgens R, i -> Gz_(i, 0) - diff(T_(i + 1), gT)) + ideal((transpose Z * Gz)_(0, 0)))
 
 -- the system whose degree counts the critical points of hypersurfaceCritical, and how many solutions each
--- critical point has in it: (coneCritical, d - 1) where g is homogeneous of degree d >= 2, the characteristic
+-- critical point has in it: (coneCritical, d - 1) where g is homogeneous of degree d >= 3 (for a quadric the
+-- scaled system is no simpler), the characteristic
 -- divides neither d nor d - 1, G is invertible, g(u) != 0 and no solution has t = 0 (checked by F4), else
 -- (hypersurfaceCritical, 1)
 criticalCountingSystem = method()
@@ -101,7 +102,7 @@ criticalCountingSystem(RingElement, Matrix, List) := Sequence => (g, G, u) -> (
     d := first degree g;
     p := char kk;
     plain := () -> (hypersurfaceCritical(g, G, u), 1);
-    if not isHomogeneous g or d < 2 or (p > 0 and (d % p == 0 or (d - 1) % p == 0)) then return plain();
+    if not isHomogeneous g or d < 3 or (p > 0 and (d % p == 0 or (d - 1) % p == 0)) then return plain();
     if det sub(G, kk) == 0 or sub(g, matrix{apply(u, a -> sub(a, kk))}) == 0 then return plain();
     L := coneCritical(g, G, u);
     T := ring L;

@@ -655,7 +655,7 @@ Inputs
   g:RingElement
     a form of degree d >= 2 in the coordinates y
   G:Matrix
-    a symmetric invertible matrix: the inner product
+    an invertible matrix: the inner product
   u:List
     a point not on the hypersurface
 Outputs
@@ -690,7 +690,7 @@ Inputs
   u:List
 Outputs
   :Sequence
-    (L, k): @TO coneCritical@ and d - 1 where g is a form of degree d >= 2, G is invertible, g(u) != 0, the
+    (L, k): @TO coneCritical@ and d - 1 where g is a form of degree d >= 3, G is invertible, g(u) != 0, the
     characteristic divides neither d nor d - 1, and no solution of L has t = 0 (checked); else
     @TO hypersurfaceCritical@ and 1.  The degree of L is k times the number of critical points
 Description

@@ -86,8 +86,18 @@ TEST ///
   cubic = y_1^3 + 2*y_2^3 + 5*y_3^3 - 7*y_1*y_2*y_3 + y_1^2*y_2;
   (L, k) = criticalCountingSystem(cubic, id_(R^3), {3, -2, 5});
   assert(k == 2 and degree ideal leadTerm groebnerBasis(L, Strategy => "F4") == 2 * 9);
-  (L, k) = criticalCountingSystem(cubic, matrix(ZZ/32003, {{2, 1, 0}, {1, 3, 0}, {0, 0, 1}}), {3, -2, 5});
-  assert(k == 2 and degree L == 2 * 9);
+  -- a cubic whose count depends on G (5 for the identity, 9 for this G): the scaled system must read G
+  h = (y_1^2 + y_2^2 + y_3^2) * y_3 + y_1^3;
+  G = matrix(ZZ/32003, {{2, 1, 0}, {1, 3, 0}, {0, 0, 1}});
+  (L, k) = criticalCountingSystem(h, G, {3, -2, 5});
+  assert(k == 2 and degree L == 2 * degree hypersurfaceCritical(h, G, {3, -2, 5}));
+  -- the guards: G singular, u on the hypersurface, a characteristic dividing d - 1: the Lagrange system
+  assert(last criticalCountingSystem(cubic, matrix(ZZ/32003, {{1, 0, 0}, {0, 1, 0}, {0, 0, 0}}), {3, -2, 5}) == 1);
+  assert(last criticalCountingSystem(y_1^3 + y_2^3 - y_3^3, id_(R^3), {1, 0, 1}) == 1);
+  S = ZZ/2[x_1..x_3];
+  assert(last criticalCountingSystem(x_1^3 + x_2^3 + x_3^3 + x_1*x_2*x_3, id_(S^3), {1, 0, 1}) == 1);
+  -- a quadric: the Lagrange system (the scaled one is no simpler)
+  assert(last criticalCountingSystem(y_1^2 + 2*y_2^2 - 3*y_3^2, id_(R^3), {1, 2, 3}) == 1);
   (L, k) = criticalCountingSystem(y_1^4 + y_2^4 + y_3^4 + y_1*y_2^2*y_3, id_(R^3), {1, 2, 7});
   assert(k == 3 and degree L == 3 * 16);
   -- not a cone: the Lagrange system itself

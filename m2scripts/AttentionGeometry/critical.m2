@@ -92,9 +92,8 @@ coneCritical(RingElement, Matrix, List) := Ideal => (g, G, u) -> (
 
 -- the system whose degree counts the critical points of hypersurfaceCritical, and how many solutions each
 -- critical point has in it: (coneCritical, d - 1) where g is homogeneous of degree d >= 3 (for a quadric the
--- scaled system is no simpler), the characteristic
--- divides neither d nor d - 1, G is invertible, g(u) != 0 and no solution has t = 0 (checked by F4), else
--- (hypersurfaceCritical, 1)
+-- scaled system is no simpler), the characteristic divides neither d nor d - 1, G is invertible, g(u) != 0 and
+-- no solution has t = 0 (checked by F4), else (hypersurfaceCritical, 1)
 criticalCountingSystem = method()
 criticalCountingSystem(RingElement, Matrix, List) := Sequence => (g, G, u) -> (
     R := ring g;

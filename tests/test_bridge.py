@@ -88,6 +88,17 @@ def test_sympy_round_trip(m2):
     assert m2.to_python("det M") == sympy.expand(x1 * x2 - y ** 2)
 
 
+def test_unexpanded_powers_keep_their_base(m2):
+    """A power of a sum, of a negative number or of a power reaches M2 as the same polynomial (M2 expands it)."""
+    x, y = sympy.symbols("x y")
+    m2.polynomial_ring("Rp", [x, y])
+    for expr in [(x + y) ** 2, x * (x - y) ** 3, (x * y + 1) ** 2 - (x + 1) ** 3,
+                 sympy.Pow(sympy.Integer(-2), 2, evaluate=False) * x,
+                 sympy.Pow(-x, 2, evaluate=False), sympy.Pow(x ** 2 + y, 3, evaluate=False)]:
+        m2.set("f", expr)
+        assert sympy.expand(m2.to_python("f") - expr.doit()) == 0, to_m2(expr)
+
+
 @pytest.mark.parametrize("code", ["(1+", "1/0", 'error "boom"', "x -> ", "undefinedFunction(3)", ")"])
 def test_errors_leave_session_in_step(m2, code):
     with pytest.raises(M2Error) as info:

@@ -41,6 +41,7 @@ from typing import Any, Sequence
 
 import numpy as np
 import sympy
+from sympy.printing.precedence import PRECEDENCE
 
 from m2bridge.errors import M2ProtocolError
 
@@ -276,7 +277,7 @@ class _M2Printer(sympy.printing.str.StrPrinter):
             return f"1/({self._print(base ** (-exp))})"
         if exp.is_Rational and not exp.is_Integer:
             raise ValueError(f"M2 has no fractional powers: {expr}")
-        return f"{self.parenthesize(base, 4)}^{self._print(exp)}"
+        return f"{self.parenthesize(base, PRECEDENCE['Pow'])}^{self._print(exp)}"
 
     def _print_Symbol(self, expr):
         return m2_name(expr.name)

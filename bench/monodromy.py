@@ -14,11 +14,12 @@ default); ``--complex-base``: a row with monodromy at a complex point u0, withou
 real one gives free (the former default); ``--rk4``: a row with the compiled tracker's former predictor (RK4 at
 every step) and step rule; ``--all-weights``: a row in all the weights; ``--free-blas``: a row on ``--workers``
 threads with NumPy's BLAS left on its own threads (before the tracker held it to one: its idle threads spin on the
-tracker's cores).
+tracker's cores); ``--no-join``: a row where every fresh loop is drawn anew (three legs), none joins the first
+corners of two kept loops (one leg; the former strategy).
 
 Usage: python bench/monodromy.py [--cases 2,1 2,2 3,1] [--no-f4] [--workers N] [--seeds N] [--former]
                                  [--around] [--quiet-around] [--tail-triangles] [--complex-base] [--rk4]
-                                 [--all-weights] [--free-blas] [--skip-numpy] [--skip-one-thread]
+                                 [--all-weights] [--free-blas] [--no-join] [--skip-numpy] [--skip-one-thread]
 """
 
 from __future__ import annotations
@@ -69,6 +70,8 @@ def main() -> None:
     ap.add_argument("--all-weights", action="store_true", help="a row with monodromy in all the weights")
     ap.add_argument("--free-blas", action="store_true",
                     help="a row with BLAS on its own threads while the compiled tracker runs (the former behaviour)")
+    ap.add_argument("--no-join", action="store_true",
+                    help="a row where fresh loops are all drawn anew, none joins two kept loops' corners")
     ap.add_argument("--skip-numpy", action="store_true", help="no row with the NumPy tracker (the slow one)")
     ap.add_argument("--skip-one-thread", action="store_true", help="no row with the compiled tracker on one thread")
     args = ap.parse_args()
@@ -118,6 +121,9 @@ def main() -> None:
         if args.free_blas:
             rows.append((f"V alone, free BLAS, {args.workers} thr.", profile_points, unknowns, args.workers,
                          monodromy, "free blas"))
+        if args.no_join:
+            rows.append((f"V alone, no joined loops, {args.workers} thr.", profile_points, unknowns, args.workers,
+                         partial(monodromy, join=False), "compiled"))
         if args.all_weights:
             rows.append(("all weights", weight_space_points, len(param.weights) - 1, 1, monodromy, "compiled"))
         seconds_of = {}

@@ -208,7 +208,7 @@ def test_monodromy_loops_around_u0_find_the_same_points_and_scales_shrink_the_lo
         return real_track(system, X0, ua, ub, *args, **kwargs)
 
     monkeypatch.setattr(homotopy.tracker, "track", recording)
-    around = homotopy.monodromy(system, start[:1], u0, np.random.default_rng(4), stall=10, around=True)
+    around = homotopy.monodromy(system, start[:1], u0, np.random.default_rng(4), stall=10, around=True, join=False)
     assert len(legs) % 5 == 0 and np.allclose(legs[0][0], u0) and np.allclose(legs[4][1], u0)
     corners = np.array([legs[k][1] for k in range(3)])
     assert np.allclose(legs[3][1], corners[0]) and np.allclose(corners.mean(axis=0), u0)
@@ -581,8 +581,8 @@ def test_meeting_marks_the_points_that_new_points_would_merge():
 
 def test_fresh_loops_go_around_u0_after_a_quiet_one_or_a_failed_trace_test(monkeypatch):
     # the quadric cone above (6 points): a triangle at u0 is three legs (u0 -> u1 -> u2 -> u0), a loop around u0 five
-    # (out, the triangle about u0, back). As shipped every loop is a triangle; with quiet_around the fresh loops
-    # drawn once one found nothing go around, and the points are the same 6
+    # (out, the triangle about u0, back). Without joined loops every loop is a triangle; with quiet_around the fresh
+    # loops drawn once one found nothing go around, and the points are the same 6
     from m2bridge import homotopy
 
     system, start, u0 = _quadric_cone_start()
@@ -599,7 +599,8 @@ def test_fresh_loops_go_around_u0_after_a_quiet_one_or_a_failed_trace_test(monke
             return real_track(system, X0, ua, ub, *args, **kwargs)
 
         monkeypatch.setattr(homotopy.tracker, "track", counting)
-        found = homotopy.monodromy(system, start, u0, np.random.default_rng(4), **{"stall": 4, **options})
+        found = homotopy.monodromy(system, start, u0, np.random.default_rng(4), **{"stall": 4, "join": False,
+                                                                                   **options})
         assert len(found.points) == 6
         return rounds
 
@@ -617,6 +618,37 @@ def test_fresh_loops_go_around_u0_after_a_quiet_one_or_a_failed_trace_test(monke
     after = legs_per_round(stall=1, verify=incomplete, patience=3)
     assert asked == [6] and after[-4:] == [3, 5, 5, 5]
     assert legs_per_round(stall=1, verify=incomplete, patience=3, incomplete_around=False)[-4:] == [3, 3, 3, 3]
+
+
+def test_fresh_loops_join_the_first_corners_of_kept_loops_in_one_leg(monkeypatch):
+    # the quadric cone above (6 points) from one point: once the kept loops have seen every point, a fresh loop joins
+    # the first corners a, b of two of them (u0 -> a -> b -> u0): one leg a -> b from the points already at a, and back
+    # to u0 only the ends at b that no known point's first leg reached; each pair once. The same 6 points as without
+    # joins, where no leg goes from one first corner to another
+    from m2bridge import homotopy
+
+    system, start, u0 = _quadric_cone_start()
+    real_track = homotopy.tracker.track
+
+    def legs_of(**options):
+        legs = []
+
+        def recording(system, X0, ua, ub, *args, **kwargs):
+            rows = lambda v: {tuple(w) for w in np.round(np.broadcast_to(v, (len(X0), len(u0))), 9)}  # noqa: E731
+            legs.append((rows(ua), rows(ub), len(X0)))
+            return real_track(system, X0, ua, ub, *args, **kwargs)
+
+        monkeypatch.setattr(homotopy.tracker, "track", recording)
+        found = homotopy.monodromy(system, start[:1], u0, np.random.default_rng(4), stall=6, **options)
+        corners = set().union(*(b for a, b, _ in legs if a == {tuple(np.round(u0, 9))}))  # the first corners
+        return found, [(a, b, n) for a, b, n in legs if len(a) == len(b) == 1 and a <= corners and b <= corners]
+
+    joined, middles = legs_of()
+    assert len(joined.points) == 6 and len(middles) >= 2
+    assert all(n <= 6 for _, _, n in middles)  # one path per known point: no point goes out from u0 again
+    assert len({frozenset(a | b) for a, b, _ in middles}) == len(middles)  # each pair once
+    drawn, none = legs_of(join=False)
+    assert not none and len(drawn.points) == 6 and len(homotopy.new_points(drawn.points, joined.points)) == 0
 
 
 def test_pairs_double_precision_cannot_decide_are_asked_of_more_bits_and_copies_are_not():

@@ -9,7 +9,7 @@ from typing import Any, Callable
 import numpy as np
 
 from m2bridge.homotopy import tracker
-from m2bridge.homotopy.dedup import new_points
+from m2bridge.homotopy.dedup import neighbours, new_points
 from m2bridge.homotopy.krawczyk import one_solution
 
 
@@ -44,6 +44,7 @@ class MonodromyOptions:
     conjugates: bool = True  # at a real u0 of a system with real coefficients: each solution's conjugate added
     wide: bool = False  # paths that fail in double tracked again in double-double (.compiled.track's ``wide``)
     widen: int | None = None  # ``wide`` from the time this many fresh loops in a row have found nothing on
+    join: bool = True  # a fresh loop joins the first corners of two kept loops where such a pair is left (one leg)
 
 
 def real_coefficients(system: Any) -> bool:
@@ -107,7 +108,14 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     the Newton noise that tells points apart keep their double-double. ``widen``: the loops turn ``wide`` (for
     good) once that many fresh loops in a row have found nothing, and the paths that failed in double even with the
     large budget are tracked once more then: the search in double first, the points only double-double reaches
-    after it."""
+    after it.
+
+    ``join``: the points at each kept loop's first corner (the end of its straight first leg) are kept, and a fresh
+    loop is, while a pair is left, the triangle through the first corners a and b of two kept loops: only its
+    middle leg a -> b is tracked (the known points at a, the images of the known points at u0), and only the ends at
+    b that are no known point's image there are tracked back to u0, so a fresh loop costs one leg's paths instead of
+    three (five for a loop around u0). Each pair is joined once; when none is left a fresh loop is drawn as above,
+    whose first corner makes as many new pairs as there are corners already (bench/monodromy.py --no-join compares)."""
     opts = replace(options or MonodromyOptions(), **changes)
     target, stall, max_loops, seconds, on_loop = opts.target, opts.stall, opts.max_loops, opts.seconds, opts.on_loop
     orbit, patient, reuse, width, reach = opts.orbit, opts.patient, opts.reuse, opts.width, opts.reach
@@ -140,17 +148,83 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     scale = reach * max(1.0, float(np.abs(w0).max()))
     size = max(1.0, float(np.linalg.norm(w0)))
 
+    corners_at: list[np.ndarray] = []  # the first corners of the loops drawn (``join``)
+    points_at: list[np.ndarray] = []  # per first corner: the end there of each solution's first leg (nan: none yet)
+    joined: set[tuple[int, int]] = set()  # the pairs of first corners joined by a loop
+
+    def cornered(loop: np.ndarray) -> list:
+        """A kept loop: its corners after u0, how many of the points have been pushed through it, its first corner."""
+        corners_at.append(loop[0])
+        points_at.append(np.full(sols.shape, np.nan, dtype=complex))
+        return [loop, 0, len(corners_at) - 1]
+
     def draw(around: bool = opts.around) -> list:
-        """A random loop's corners after u0, and how many of the points have been pushed through it."""
+        """A random loop (:func:`cornered`)."""
         if not around:
-            return [np.array([u0 + scale * scales * tracker.complex_normal(rng, system.n) for _ in "12"]), 0]
+            return cornered(np.array([u0 + scale * scales * tracker.complex_normal(rng, system.n) for _ in "12"]))
         # a real plane through w0 orthogonal to it (as vectors of R^2n), where the branch points of a cone's
         # family are densest about w0; a triangle about w0 in it, entered and left at its first corner
         vectors = np.stack([w0] + [tracker.complex_normal(rng, system.n) for _ in "ab"]).astype(complex)
         frame = np.linalg.qr(vectors.view(float).T)[0].T[1:].copy().view(complex) * size  # (2, n)
         angles = rng.uniform(0, 2 * np.pi) + np.array([0, 2, 4, 0]) * np.pi / 3
         circle = np.cos(angles)[:, None] * frame[0] + np.sin(angles)[:, None] * frame[1]
-        return [u0 + reach * circle * scales, 0]
+        return cornered(u0 + reach * circle * scales)
+
+    def join(a: int, b: int, budget: int) -> tuple[np.ndarray, np.ndarray, int] | None:
+        """The triangle u0 -> a -> b -> u0 through two first corners, kept: its middle leg from the known points at
+        a, and back to u0 the ends at b that are no known point's image there. Returns the ends at u0, the rows whose
+        paths failed and the paths tracked; None when the time ran out on the way."""
+        kept.append([np.array([corners_at[a], corners_at[b]]), len(sols), a])
+        joined.add((a, b))
+        rows = np.nonzero(np.isfinite(points_at[a]).all(axis=1))[0]
+        X, ok = tracker.track(system, points_at[a][rows], corners_at[a], corners_at[b], max_steps=budget,
+                              until=stop, wide=wide)
+        if stop is not None and time.monotonic() > stop:
+            return None
+        ends = X[ok]
+        images = points_at[b][np.isfinite(points_at[b]).all(axis=1)]
+        if len(ends) and len(images):
+            radius = 1e-6 * np.maximum(1.0, np.abs(ends).max(axis=1))
+            ends = ends[[len(js) == 0 for js in neighbours(images, ends, radius)]]
+        if not len(ends):
+            return ends, rows[~ok], len(rows)
+        back, arrived = tracker.track(system, ends, corners_at[b], u0, max_steps=budget, until=stop, wide=wide)
+        return back[arrived], rows[~ok], len(rows) + len(ends)
+
+    def grown(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+        """The solutions and their noise with the new ones among the ends X (and their partners under ``orbit``),
+        and how many were new."""
+        fresh = distinct(sols, X)
+        if orbit is not None and len(fresh):  # their partners too (sols stays closed under the symmetry)
+            fresh = distinct(sols, closed(fresh))
+        if not len(fresh):
+            return sols, known_noise, 0
+        for node, at in enumerate(points_at):
+            points_at[node] = np.vstack([at, np.full(fresh.shape, np.nan, dtype=complex)])
+        return np.vstack([sols, fresh]), np.concatenate([known_noise, tracker.noise(system, fresh, u0)]), len(fresh)
+
+    def first_leg(X: np.ndarray, rows: np.ndarray, loops: np.ndarray, ub: np.ndarray,
+                  budget: int) -> tuple[np.ndarray, np.ndarray]:
+        """The solutions X (``rows`` of sols) at the first corners ``ub`` of their ``loops``: tracked where not yet
+        kept there (and then kept), else the kept end (loops that join a corner share its first leg)."""
+        nonlocal paths
+        first = np.array([k[2] for k in kept])[loops]
+        ends = np.full(X.shape, np.nan, dtype=complex)
+        for node in np.unique(first):
+            ends[first == node] = points_at[node][rows[first == node]]
+        new = np.nonzero(~np.isfinite(ends).all(axis=1))[0]
+        ok = np.ones(len(X), dtype=bool)
+        if len(new):  # a solution bound for one corner through two loops in this round goes once
+            _, once, back = np.unique(np.stack([first[new], rows[new]]), axis=1, return_index=True,
+                                      return_inverse=True)
+            went = new[once]
+            there, arrived = tracker.track(system, X[went], u0, ub[went], max_steps=budget, until=stop, wide=wide)
+            paths += len(went)
+            ends[new], ok[new] = there[back.ravel()], arrived[back.ravel()]
+            for node in np.unique(first[went[arrived]]):
+                at = went[arrived & (first[went] == node)]
+                points_at[node][rows[at]] = ends[at]
+        return ends, ok
 
     kept = [draw() for _ in range(min(width, max_loops) if reuse else 0)]
     failed: list[tuple[np.ndarray, int]] = []  # (points, loop) whose paths failed with the small budget
@@ -185,6 +259,27 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             if len(kept) >= max_loops:
                 break
             fresh_loop = True
+            left = [(a, b) for b in range(len(corners_at)) for a in range(b) if (a, b) not in joined]
+            if opts.join and reuse and left:
+                budget = 20000 if patient or quiet >= 2 else 2000
+                rounds += 1
+                done = join(*left[rng.integers(len(left))], budget)
+                if done is None:
+                    break
+                X, lost, tracked = done
+                paths += tracked
+                if len(lost) and budget < 20000:
+                    failed.append((lost, len(kept) - 1))
+                elif len(lost) and not wide and opts.widen is not None:
+                    hard.append((lost, len(kept) - 1))
+                sols, known_noise, found = grown(X)
+                if found:
+                    quiet = 0
+                else:
+                    quiet += 1
+                if on_loop is not None:
+                    on_loop(len(sols), paths)
+                continue
             tail = (opts.quiet_around and quiet > 0) or (opts.incomplete_around and incomplete)
             kept.append(draw(opts.around or tail))
             pairs = [(np.arange(len(sols)), len(kept) - 1)]
@@ -209,8 +304,11 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
                 where = np.searchsorted(part, on)
                 ua = u0 if leg == 0 else corners[where, leg - 1]
                 ub = u0 if leg == count else corners[where, leg]
-                X, ok = tracker.track(system, X, ua, ub, max_steps=budget, until=stop, wide=wide)
-                paths += len(on)
+                if leg == 0:  # the first corners' points: those already there (another loop's) are not tracked
+                    X, ok = first_leg(X, idx[on], loop[on], ub, budget)
+                else:
+                    X, ok = tracker.track(system, X, ua, ub, max_steps=budget, until=stop, wide=wide)
+                    paths += len(on)
                 X, on = X[ok], on[ok]
                 if leg < count and stop is not None and time.monotonic() > stop:
                     dropped = True  # out of time before the loops close: the round is dropped, the points kept
@@ -230,12 +328,8 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             failed += lost_pairs
         elif not wide and opts.widen is not None:
             hard += lost_pairs
-        fresh = distinct(sols, X)
-        if orbit is not None and len(fresh):  # their partners too (sols stays closed under the symmetry)
-            fresh = distinct(sols, closed(fresh))
-        if len(fresh):
-            sols = np.vstack([sols, fresh])
-            known_noise = np.concatenate([known_noise, tracker.noise(system, fresh, u0)])
+        sols, known_noise, found = grown(X)
+        if found:
             quiet = 0
         elif fresh_loop:
             quiet += 1

@@ -623,15 +623,15 @@ def test_fresh_loops_go_around_u0_after_a_quiet_one_or_a_failed_trace_test(monke
 def test_fresh_loops_join_the_first_corners_of_kept_loops_in_one_leg(monkeypatch):
     # the quadric cone above (6 points) from one point: once the kept loops have seen every point, a fresh loop joins
     # the first corners a, b of two of them (u0 -> a -> b -> u0): one leg a -> b from the points already at a, and back
-    # to u0 only the ends at b that no known point's first leg reached; each pair once. The same 6 points as without
-    # joins, where no leg goes from one first corner to another
+    # to u0 only the ends at b that no known point's first leg reached; each pair once. Here a join finds a point. The
+    # same 6 points as without joins, where no leg goes from one first corner to another
     from m2bridge import homotopy
 
     system, start, u0 = _quadric_cone_start()
     real_track = homotopy.tracker.track
 
     def legs_of(**options):
-        legs = []
+        legs, rounds = [], []
 
         def recording(system, X0, ua, ub, *args, **kwargs):
             rows = lambda v: {tuple(w) for w in np.round(np.broadcast_to(v, (len(X0), len(u0))), 9)}  # noqa: E731
@@ -639,16 +639,27 @@ def test_fresh_loops_join_the_first_corners_of_kept_loops_in_one_leg(monkeypatch
             return real_track(system, X0, ua, ub, *args, **kwargs)
 
         monkeypatch.setattr(homotopy.tracker, "track", recording)
-        found = homotopy.monodromy(system, start[:1], u0, np.random.default_rng(4), stall=6, **options)
-        corners = set().union(*(b for a, b, _ in legs if a == {tuple(np.round(u0, 9))}))  # the first corners
-        return found, [(a, b, n) for a, b, n in legs if len(a) == len(b) == 1 and a <= corners and b <= corners]
+        found = homotopy.monodromy(system, start[:1], u0, np.random.default_rng(0), stall=6,
+                                   on_loop=lambda points, paths: rounds.append((points, len(legs))), **options)
+        origin = {tuple(np.round(u0, 9))}
+        corners = set().union(*(b for a, b, _ in legs if a == origin))  # the first corners
+        kinds = ["middle" if len(a) == len(b) == 1 and a <= corners and b <= corners else
+                 "back" if len(a) == 1 and a <= corners and b == origin else "other" for a, b, _ in legs]
+        return found, legs, kinds, rounds
 
-    joined, middles = legs_of()
+    joined, legs, kinds, rounds = legs_of()
+    middles = [legs[i] for i, kind in enumerate(kinds) if kind == "middle"]
     assert len(joined.points) == 6 and len(middles) >= 2
-    assert all(n <= 6 for _, _, n in middles)  # one path per known point: no point goes out from u0 again
+    assert all(n <= 6 for _, _, n in middles)  # one path per known point, from where its first leg ended
     assert len({frozenset(a | b) for a, b, _ in middles}) == len(middles)  # each pair once
-    drawn, none = legs_of(join=False)
-    assert not none and len(drawn.points) == 6 and len(homotopy.new_points(drawn.points, joined.points)) == 0
+    # back to u0 only the ends at b that are no known point's image: fewer than the middle legs carried
+    assert sum(legs[i][2] for i, kind in enumerate(kinds) if kind == "back") < sum(n for _, _, n in middles)
+    before = [points for points, _ in rounds]
+    joins = [r for r, (points, calls) in enumerate(rounds) if r and kinds[rounds[r - 1][1]] == "middle"]
+    assert any(rounds[r][0] > before[r - 1] for r in joins)  # a joined loop found a point
+    drawn, _, plain, _ = legs_of(join=False)
+    assert "middle" not in plain and len(drawn.points) == 6
+    assert len(homotopy.new_points(drawn.points, joined.points)) == 0
 
 
 def test_pairs_double_precision_cannot_decide_are_asked_of_more_bits_and_copies_are_not():

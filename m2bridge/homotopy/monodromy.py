@@ -47,6 +47,11 @@ class MonodromyOptions:
     join: bool = True  # a fresh loop joins the first corners of two kept loops where such a pair is left (one leg)
 
 
+JOINED, DRAWN = 1, 3  # what a quiet joined loop and a quiet drawn one count towards ``stall``, ``patience`` and
+# ``widen``: a join tracks about a third of a drawn triangle's paths, and the joins among a few corners explore less
+# (on a cone of 21 points a drawn loop found the last point after 2 quiet ones, where 8 quiet joins did not)
+
+
 def real_coefficients(system: Any) -> bool:
     """Whether the system's coefficients are real: F(conj x; conj u) = conj F(x; u) at a random point (then the
     solutions at a real parameter point come in complex conjugate pairs)."""
@@ -110,12 +115,17 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     large budget are tracked once more then: the search in double first, the points only double-double reaches
     after it.
 
-    ``join``: the points at each kept loop's first corner (the end of its straight first leg) are kept, and a fresh
-    loop is, while a pair is left, the triangle through the first corners a and b of two kept loops: only its
-    middle leg a -> b is tracked (the known points at a, the images of the known points at u0), and only the ends at
-    b that are no known point's image there are tracked back to u0, so a fresh loop costs one leg's paths instead of
-    three (five for a loop around u0). Each pair is joined once; when none is left a fresh loop is drawn as above,
-    whose first corner makes as many new pairs as there are corners already (bench/monodromy.py --no-join compares)."""
+    ``join`` (with ``reuse``): the points at each kept loop's first corner (the ends of its straight first leg) are
+    kept, and a fresh loop is, while a pair is left, the triangle through the first corners a and b of two kept
+    loops: only its middle leg a -> b is tracked (from the points kept at a: the known points whose first leg
+    arrived), and only the ends at b that are no known point's image there are tracked back to u0 (the first leg of
+    b's loop backwards), so a fresh loop costs about one leg's paths instead of three (five for a loop around u0).
+    Paths that fail on either leg are tracked again as on any kept loop (the joined triangle is kept as one). Each
+    pair is joined once; joins count as fresh loops (``max_loops``, the loops reported; a quiet one a third of a
+    drawn one towards ``stall``, ``patience`` and ``widen``: :data:`JOINED`) and come before
+    drawn ones: the loops around u0 above (``quiet_around``, ``incomplete_around``) are the loops drawn once every
+    pair is joined, each of whose first corners makes as many new pairs as there are corners already
+    (bench/monodromy.py --no-join compares)."""
     opts = replace(options or MonodromyOptions(), **changes)
     target, stall, max_loops, seconds, on_loop = opts.target, opts.stall, opts.max_loops, opts.seconds, opts.on_loop
     orbit, patient, reuse, width, reach = opts.orbit, opts.patient, opts.reuse, opts.width, opts.reach
@@ -151,11 +161,12 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     corners_at: list[np.ndarray] = []  # the first corners of the loops drawn (``join``)
     points_at: list[np.ndarray] = []  # per first corner: the end there of each solution's first leg (nan: none yet)
     joined: set[tuple[int, int]] = set()  # the pairs of first corners joined by a loop
+    keep_corners = opts.join and reuse
 
     def cornered(loop: np.ndarray) -> list:
         """A kept loop: its corners after u0, how many of the points have been pushed through it, its first corner."""
         corners_at.append(loop[0])
-        points_at.append(np.full(sols.shape, np.nan, dtype=complex))
+        points_at.append(np.full(sols.shape if keep_corners else (0, 0), np.nan, dtype=complex))
         return [loop, 0, len(corners_at) - 1]
 
     def draw(around: bool = opts.around) -> list:
@@ -170,26 +181,30 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         circle = np.cos(angles)[:, None] * frame[0] + np.sin(angles)[:, None] * frame[1]
         return cornered(u0 + reach * circle * scales)
 
-    def join(a: int, b: int, budget: int) -> tuple[np.ndarray, np.ndarray, int] | None:
-        """The triangle u0 -> a -> b -> u0 through two first corners, kept: its middle leg from the known points at
-        a, and back to u0 the ends at b that are no known point's image there. Returns the ends at u0, the rows whose
-        paths failed and the paths tracked; None when the time ran out on the way."""
+    def join(a: int, b: int, budget: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The triangle u0 -> a -> b -> u0 through two first corners, kept: its middle leg from the points kept at
+        a, and back to u0 the ends at b that are no known point's image there. Returns the ends at u0 and the rows
+        (of sols) whose paths failed on either leg; None when the time ran out on the way."""
         kept.append([np.array([corners_at[a], corners_at[b]]), len(sols), a])
         joined.add((a, b))
         rows = np.nonzero(np.isfinite(points_at[a]).all(axis=1))[0]
+        nonlocal paths
         X, ok = tracker.track(system, points_at[a][rows], corners_at[a], corners_at[b], max_steps=budget,
                               until=stop, wide=wide)
+        paths += len(rows)
         if stop is not None and time.monotonic() > stop:
             return None
-        ends = X[ok]
+        ends, starts = X[ok], rows[ok]
         images = points_at[b][np.isfinite(points_at[b]).all(axis=1)]
-        if len(ends) and len(images):
-            radius = 1e-6 * np.maximum(1.0, np.abs(ends).max(axis=1))
-            ends = ends[[len(js) == 0 for js in neighbours(images, ends, radius)]]
+        if len(ends) and len(images):  # an end within 1e-8 of its size of a known point's image there is that image
+            radius = 1e-8 * np.maximum(1.0, np.abs(ends).max(axis=1))
+            unknown = [len(js) == 0 for js in neighbours(images, ends, radius)]
+            ends, starts = ends[unknown], starts[unknown]
         if not len(ends):
-            return ends, rows[~ok], len(rows)
+            return ends, rows[~ok]
         back, arrived = tracker.track(system, ends, corners_at[b], u0, max_steps=budget, until=stop, wide=wide)
-        return back[arrived], rows[~ok], len(rows) + len(ends)
+        paths += len(ends)
+        return back[arrived], np.concatenate([rows[~ok], starts[~arrived]])
 
     def grown(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         """The solutions and their noise with the new ones among the ends X (and their partners under ``orbit``),
@@ -199,7 +214,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             fresh = distinct(sols, closed(fresh))
         if not len(fresh):
             return sols, known_noise, 0
-        for node, at in enumerate(points_at):
+        for node, at in enumerate(points_at if keep_corners else ()):
             points_at[node] = np.vstack([at, np.full(fresh.shape, np.nan, dtype=complex)])
         return np.vstack([sols, fresh]), np.concatenate([known_noise, tracker.noise(system, fresh, u0)]), len(fresh)
 
@@ -210,7 +225,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         nonlocal paths
         first = np.array([k[2] for k in kept])[loops]
         ends = np.full(X.shape, np.nan, dtype=complex)
-        for node in np.unique(first):
+        for node in np.unique(first) if keep_corners else ():
             ends[first == node] = points_at[node][rows[first == node]]
         new = np.nonzero(~np.isfinite(ends).all(axis=1))[0]
         ok = np.ones(len(X), dtype=bool)
@@ -221,7 +236,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             there, arrived = tracker.track(system, X[went], u0, ub[went], max_steps=budget, until=stop, wide=wide)
             paths += len(went)
             ends[new], ok[new] = there[back.ravel()], arrived[back.ravel()]
-            for node in np.unique(first[went[arrived]]):
+            for node in np.unique(first[went[arrived]]) if keep_corners else ():
                 at = went[arrived & (first[went] == node)]
                 points_at[node][rows[at]] = ends[at]
         return ends, ok
@@ -229,7 +244,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     kept = [draw() for _ in range(min(width, max_loops) if reuse else 0)]
     failed: list[tuple[np.ndarray, int]] = []  # (points, loop) whose paths failed with the small budget
     hard: list[tuple[np.ndarray, int]] = []  # those that failed the large budget in double, until ``widen`` turns on
-    rounds = paths = quiet = 0
+    rounds = paths = quiet = 0  # quiet: the fresh loops in a row that found nothing, in thirds (JOINED, DRAWN)
     wide = opts.wide
     stop = None if seconds is None else time.monotonic() + seconds
 
@@ -237,7 +252,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         """Whether the fresh loops have found nothing long enough: ``stall`` of them in a row, and where ``verify``
         says the points are not complete, ``patience`` more after it."""
         nonlocal checked, patient, incomplete
-        if quiet < stall:
+        if quiet < stall * DRAWN:
             return False
         if opts.verify is None:
             return True
@@ -246,10 +261,12 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             if opts.verify(sols):
                 return True
             patient = incomplete = True
-        return quiet >= stall + opts.patience
+        return quiet >= (stall + opts.patience) * DRAWN
 
     while (len(sols) and (target is None or len(sols) < target) and not stalled() and rounds < 20 * max_loops
            and (stop is None or time.monotonic() < stop)):
+        if not wide and opts.widen is not None and quiet >= opts.widen * DRAWN:  # and the paths double lost, once more
+            wide, failed, hard = True, failed + hard, []
         pairs = [(np.arange(loop[1], len(sols)), j) for j, loop in enumerate(kept) if reuse and loop[1] < len(sols)]
         budget = 20000 if patient else 2000
         fresh_loop = False
@@ -260,33 +277,27 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
                 break
             fresh_loop = True
             left = [(a, b) for b in range(len(corners_at)) for a in range(b) if (a, b) not in joined]
-            if opts.join and reuse and left:
-                budget = 20000 if patient or quiet >= 2 else 2000
+            if keep_corners and left:
+                budget = 20000 if patient or quiet >= 2 * DRAWN else 2000
                 rounds += 1
                 done = join(*left[rng.integers(len(left))], budget)
                 if done is None:
                     break
-                X, lost, tracked = done
-                paths += tracked
+                X, lost = done
                 if len(lost) and budget < 20000:
                     failed.append((lost, len(kept) - 1))
                 elif len(lost) and not wide and opts.widen is not None:
                     hard.append((lost, len(kept) - 1))
                 sols, known_noise, found = grown(X)
-                if found:
-                    quiet = 0
-                else:
-                    quiet += 1
+                quiet = 0 if found else quiet + JOINED
                 if on_loop is not None:
                     on_loop(len(sols), paths)
                 continue
             tail = (opts.quiet_around and quiet > 0) or (opts.incomplete_around and incomplete)
             kept.append(draw(opts.around or tail))
             pairs = [(np.arange(len(sols)), len(kept) - 1)]
-            budget = 20000 if patient or quiet >= 2 else 2000
+            budget = 20000 if patient or quiet >= 2 * DRAWN else 2000
         rounds += 1
-        if not wide and opts.widen is not None and quiet >= opts.widen:  # and the paths double lost, once more
-            wide, failed, hard = True, failed + hard, []
         for _, j in pairs:
             kept[j][1] = len(sols)
         idx = np.concatenate([p for p, _ in pairs])
@@ -332,7 +343,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         if found:
             quiet = 0
         elif fresh_loop:
-            quiet += 1
+            quiet += DRAWN
         if on_loop is not None:
             on_loop(len(sols), paths)
     return MonodromyResult(sols, u0, len(kept), paths)

@@ -47,9 +47,10 @@ class MonodromyOptions:
     join: bool = True  # a fresh loop joins the first corners of two kept loops where such a pair is left (one leg)
 
 
-JOINED, DRAWN = 1, 3  # what a quiet joined loop and a quiet drawn one count towards ``stall``, ``patience`` and
-# ``widen``: a join tracks about a third of a drawn triangle's paths, and the joins among a few corners explore less
-# (on a cone of 21 points a drawn loop found the last point after 2 quiet ones, where 8 quiet joins did not)
+JOINED, DRAWN = 1, 3  # what a quiet joined loop and a quiet drawn one count towards ``stall`` (where no ``verify``
+# decides) and ``widen``: a join tracks about a third of a drawn triangle's paths, and the joins among a few corners
+# explore less (on a cone of 21 points a drawn loop found the last point after 2 quiet ones, where 8 quiet joins did
+# not). Where ``verify`` (the trace test) decides, every quiet loop counts one: stopping early is caught there
 
 
 def real_coefficients(system: Any) -> bool:
@@ -121,8 +122,9 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     arrived), and only the ends at b that are no known point's image there are tracked back to u0 (the first leg of
     b's loop backwards), so a fresh loop costs about one leg's paths instead of three (five for a loop around u0).
     Paths that fail on either leg are tracked again as on any kept loop (the joined triangle is kept as one). Each
-    pair is joined once; joins count as fresh loops (``max_loops``, the loops reported; a quiet one a third of a
-    drawn one towards ``stall``, ``patience`` and ``widen``: :data:`JOINED`) and come before
+    pair is joined once; joins count as fresh loops (``max_loops``, the loops reported, ``stall`` and ``patience``
+    with ``verify``; without it a quiet join counts a third of a drawn loop towards ``stall``, and always towards
+    ``widen``: :data:`JOINED`) and come before
     drawn ones: the loops around u0 above (``quiet_around``, ``incomplete_around``) are the loops drawn once every
     pair is joined, each of whose first corners makes as many new pairs as there are corners already
     (bench/monodromy.py --no-join compares)."""
@@ -245,6 +247,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     failed: list[tuple[np.ndarray, int]] = []  # (points, loop) whose paths failed with the small budget
     hard: list[tuple[np.ndarray, int]] = []  # those that failed the large budget in double, until ``widen`` turns on
     rounds = paths = quiet = 0  # quiet: the fresh loops in a row that found nothing, in thirds (JOINED, DRAWN)
+    quiet_loops = 0  # the same loops counted one each
     wide = opts.wide
     stop = None if seconds is None else time.monotonic() + seconds
 
@@ -252,16 +255,16 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         """Whether the fresh loops have found nothing long enough: ``stall`` of them in a row, and where ``verify``
         says the points are not complete, ``patience`` more after it."""
         nonlocal checked, patient, incomplete
-        if quiet < stall * DRAWN:
-            return False
         if opts.verify is None:
-            return True
+            return quiet >= stall * DRAWN
+        if quiet_loops < stall:
+            return False
         if checked != len(sols):
             checked = len(sols)
             if opts.verify(sols):
                 return True
             patient = incomplete = True
-        return quiet >= (stall + opts.patience) * DRAWN
+        return quiet_loops >= stall + opts.patience
 
     while (len(sols) and (target is None or len(sols) < target) and not stalled() and rounds < 20 * max_loops
            and (stop is None or time.monotonic() < stop)):
@@ -289,7 +292,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
                 elif len(lost) and not wide and opts.widen is not None:
                     hard.append((lost, len(kept) - 1))
                 sols, known_noise, found = grown(X)
-                quiet = 0 if found else quiet + JOINED
+                quiet, quiet_loops = (0, 0) if found else (quiet + JOINED, quiet_loops + 1)
                 if on_loop is not None:
                     on_loop(len(sols), paths)
                 continue
@@ -341,9 +344,9 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             hard += lost_pairs
         sols, known_noise, found = grown(X)
         if found:
-            quiet = 0
+            quiet = quiet_loops = 0
         elif fresh_loop:
-            quiet += DRAWN
+            quiet, quiet_loops = quiet + DRAWN, quiet_loops + 1
         if on_loop is not None:
             on_loop(len(sols), paths)
     return MonodromyResult(sols, u0, len(kept), paths)

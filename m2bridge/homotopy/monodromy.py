@@ -187,10 +187,10 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         """The triangle u0 -> a -> b -> u0 through two first corners, kept: its middle leg from the points kept at
         a, and back to u0 the ends at b that are no known point's image there. Returns the ends at u0 and the rows
         (of sols) whose paths failed on either leg; None when the time ran out on the way."""
+        nonlocal paths
         kept.append([np.array([corners_at[a], corners_at[b]]), len(sols), a])
         joined.add((a, b))
         rows = np.nonzero(np.isfinite(points_at[a]).all(axis=1))[0]
-        nonlocal paths
         X, ok = tracker.track(system, points_at[a][rows], corners_at[a], corners_at[b], max_steps=budget,
                               until=stop, wide=wide)
         paths += len(rows)
@@ -266,6 +266,23 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             patient = incomplete = True
         return quiet_loops >= stall + opts.patience
 
+    def settle(X: np.ndarray, lost_pairs: list, budget: int, weight: int) -> None:
+        """After a round: its lost (points, loop) pairs kept for a retry, the new points among its ends X added, and
+        the quiet count raised by ``weight`` (a fresh loop's: :data:`JOINED`, :data:`DRAWN`; 0 for other rounds)
+        where it found nothing, else reset."""
+        nonlocal sols, known_noise, quiet, quiet_loops
+        if budget < 20000:
+            failed.extend(lost_pairs)
+        elif not wide and opts.widen is not None:
+            hard.extend(lost_pairs)
+        sols, known_noise, found = grown(X)
+        if found:
+            quiet = quiet_loops = 0
+        elif weight:
+            quiet, quiet_loops = quiet + weight, quiet_loops + 1
+        if on_loop is not None:
+            on_loop(len(sols), paths)
+
     while (len(sols) and (target is None or len(sols) < target) and not stalled() and rounds < 20 * max_loops
            and (stop is None or time.monotonic() < stop)):
         if not wide and opts.widen is not None and quiet >= opts.widen * DRAWN:  # and the paths double lost, once more
@@ -279,27 +296,19 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             if len(kept) >= max_loops:
                 break
             fresh_loop = True
+            budget = 20000 if patient or quiet >= 2 * DRAWN else 2000
             left = [(a, b) for b in range(len(corners_at)) for a in range(b) if (a, b) not in joined]
             if keep_corners and left:
-                budget = 20000 if patient or quiet >= 2 * DRAWN else 2000
                 rounds += 1
                 done = join(*left[rng.integers(len(left))], budget)
                 if done is None:
                     break
                 X, lost = done
-                if len(lost) and budget < 20000:
-                    failed.append((lost, len(kept) - 1))
-                elif len(lost) and not wide and opts.widen is not None:
-                    hard.append((lost, len(kept) - 1))
-                sols, known_noise, found = grown(X)
-                quiet, quiet_loops = (0, 0) if found else (quiet + JOINED, quiet_loops + 1)
-                if on_loop is not None:
-                    on_loop(len(sols), paths)
+                settle(X, [(lost, len(kept) - 1)] if len(lost) else [], budget, JOINED)
                 continue
             tail = (opts.quiet_around and quiet > 0) or (opts.incomplete_around and incomplete)
             kept.append(draw(opts.around or tail))
             pairs = [(np.arange(len(sols)), len(kept) - 1)]
-            budget = 20000 if patient or quiet >= 2 * DRAWN else 2000
         rounds += 1
         for _, j in pairs:
             kept[j][1] = len(sols)
@@ -338,15 +347,5 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         arrived[on] = True
         lost = ~arrived
         lost_pairs = [(idx[lost & (loop == j)], j) for j in np.unique(loop[lost])] if reuse else []
-        if budget < 20000:
-            failed += lost_pairs
-        elif not wide and opts.widen is not None:
-            hard += lost_pairs
-        sols, known_noise, found = grown(X)
-        if found:
-            quiet = quiet_loops = 0
-        elif fresh_loop:
-            quiet, quiet_loops = quiet + DRAWN, quiet_loops + 1
-        if on_loop is not None:
-            on_loop(len(sols), paths)
+        settle(X, lost_pairs, budget, DRAWN if fresh_loop else 0)
     return MonodromyResult(sols, u0, len(kept), paths)

@@ -6,18 +6,23 @@ with no count given, certified by the trace test at the generic form, and at the
 or, where that fails (forms under which critical points escape to infinity along a line of targets), by the generic
 form's points carried to the data by a coefficient-parameter homotopy (:func:`m2bridge.metric.weight_points.carry_from_generic`).
 
+``--carry-both`` carries the generic points to the data both ways side by side: in V alone (the profile form
+homotopy, the default) and in all the weights (the weight space's form homotopy, as before); ``--load DIR`` takes each
+form's points from the pickles ``--save`` wrote (their monodromy is not run again).
+
 ``--leave-one-out`` adds a control to each certified generic count: the trace test again on a fresh line, once on all
 the points and once with one random point left out, whose margin must jump from about 1e-11 to about 1 (the test's
 power at this size, measured beside its certificate).
 
 Usage: python bench/past_groebner.py [--cases 2,1 2,2 2,3] [--limit SECONDS] [--generic-only | --data-only]
                                      [--workers N] [--data-seconds SECONDS] [--progress] [--save DIR]
-                                     [--leave-one-out]
+                                     [--leave-one-out] [--carry-both] [--load DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import pickle
 import time
@@ -34,7 +39,7 @@ from m2bridge.homotopy.trace import trace_test
 from m2bridge.homotopy.tracker import tracking_workers
 from m2bridge.metric.loss import generic_form
 from m2bridge.metric.profile_points import profile_points
-from m2bridge.metric.weight_points import carry_from_generic
+from m2bridge.metric.weight_points import WeightPoints, carry_from_generic
 from m2bridge.bridge.session import Macaulay2
 
 
@@ -70,6 +75,10 @@ def main() -> None:
     ap.add_argument("--save", type=Path, default=None,
                     help="pickle each form's system, solutions and targets to DIR/<d><dp>_<form>.pkl (to test again; "
                          "the data's as its own monodromy found them, before any carrying)")
+    ap.add_argument("--carry-both", action="store_true",
+                    help="carry the generic points to the data in V alone and in all the weights, side by side")
+    ap.add_argument("--load", type=Path, default=None,
+                    help="take each form's points from DIR/<d><dp>_<form>.pkl (written by --save) instead of monodromy")
     ap.add_argument("--leave-one-out", action="store_true",
                     help="the trace test on a fresh line with all the generic points and with one left out (a control)")
     args = ap.parse_args()
@@ -92,11 +101,13 @@ def _run(args: argparse.Namespace) -> None:
         if args.generic_only:
             continue
         t0 = time.perf_counter()
-        data = profile_points(model, form.G_float(), form.u_float(), None, seed=0, seconds=args.data_seconds,
-                              progress=args.progress)
+        data = _load(args.load, case, "data") or profile_points(model, form.G_float(), form.u_float(), None, seed=0,
+                                                                 seconds=args.data_seconds, progress=args.progress)
         _save(args.save, case, "data", data)
         own = data.count("monodromy", 0).certificate.split(":")[0]
         found = data.found
+        if own != "certified" and generic is not None and args.carry_both:
+            _carry_both(case, data, generic)
         data = carry_from_generic(data, generic, seed=0) if own != "certified" and generic is not None else data
         td = time.perf_counter() - t0
         how = (f"its own trace test {own} (deviation {data.deviation:.0e}); " if own != "certified" else
@@ -110,18 +121,41 @@ def _run(args: argparse.Namespace) -> None:
 
 
 def _save(folder: Path | None, case: str, form: str, points) -> None:
-    """The system, solutions (at the targets) and targets of one form, pickled for another test."""
+    """The system, solutions (at the targets), targets and completeness of one form, pickled for another test."""
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
         with open(folder / f"{case.replace(',', '')}_{form}.pkl", "wb") as f:
-            pickle.dump({"system": points.system, "solutions": points.solutions, "u": points.u}, f)
+            pickle.dump({"system": points.system, "solutions": points.solutions, "u": points.u,
+                         "complete": points.complete, "traced": points.traced, "deviation": points.deviation}, f)
+
+
+def _load(folder: Path | None, case: str, form: str) -> WeightPoints | None:
+    """One form's points as :func:`_save` wrote them (None without ``folder``); complete only where they were."""
+    if folder is None:
+        return None
+    with open(folder / f"{case.replace(',', '')}_{form}.pkl", "rb") as f:
+        saved = pickle.load(f)
+    X = saved["solutions"]
+    return WeightPoints([], len(X), None, 0, 0, saved.get("complete", False), "loaded", saved.get("traced", False),
+                        deviation=saved.get("deviation", float("inf")), solutions=X, system=saved["system"],
+                        u=saved["u"])
+
+
+def _carry_both(case: str, data, generic) -> None:
+    """The generic points carried to the data in V alone and in all the weights, each on a fresh copy of ``data``."""
+    for alone in (True, False):
+        t0 = time.perf_counter()
+        carried = carry_from_generic(copy.copy(data), generic, seed=0, alone=alone)
+        space = "V alone" if alone else "all the weights"
+        print(f"{case:7s} {'carry':8s} {space:26s} {carried.found} "
+              f"{carried.count('m', 0).certificate.split(':')[0]}, {time.perf_counter() - t0:.1f} s", flush=True)
 
 
 def _generic(case: str, param, model, Gg, ug, m2, args: argparse.Namespace):
     """The generic form's points by monodromy (no count given), printed beside F4's count."""
     t0 = time.perf_counter()
-    generic = profile_points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float), None, seed=1,
-                             chart_seed=0, progress=args.progress)
+    generic = _load(args.load, case, "generic") or profile_points(
+        model, np.array(Gg, dtype=float), np.array(ug, dtype=float), None, seed=1, chart_seed=0, progress=args.progress)
     tg = time.perf_counter() - t0
     print(f"{case:7s} {'generic':8s} {_f4(param, model, Gg, ug, m2, args.limit):26s} {generic.found}, "
           f"{generic.count('m', 0).certificate.split(':')[0]} by the trace test "

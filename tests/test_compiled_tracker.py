@@ -264,6 +264,27 @@ def test_the_weight_system_and_a_form_homotopy_are_tracked_to_the_numpy_trackers
         assert (np.abs(Yc - Yn)[okc].max(axis=1) / np.maximum(1.0, np.abs(Yn[okc]).max(axis=1))).max() < 1e-8
 
 
+def test_the_profile_form_homotopy_is_tracked_to_the_numpy_trackers_ends():
+    """(3,1) in V alone, two generic forms of one chart: the first form's complete set carried by the profile form
+    homotopy up to s = 0.9 by both trackers: the same ends, every path arriving."""
+    from m2bridge import LightningAttention
+    from m2bridge.exact.counts import profile_model
+    from m2bridge.exact.problem import parametrization
+    from m2bridge.metric.profile_points import profile_points
+
+    model = profile_model(parametrization(LightningAttention((3, 1), 3, 2)))
+    rng = np.random.default_rng(3)
+    n = len(model.M)
+    Ga, Gb = (np.eye(n) + (lambda B: B @ B.T / n)(rng.standard_normal((n, n))) for _ in range(2))
+    found = profile_points(model, Ga, rng.standard_normal(n), None, seed=1)
+    assert found.complete and found.found == 543
+    H = found.system.toward(found.system.with_form(Gb), found.u, rng.standard_normal(n), complex(np.exp(0.7j)))
+    Yc, okc = compiled.track(H.kernel_data, found.solutions, np.zeros(1), np.full(1, 0.9))
+    Yn, okn = tracker.track_numpy(H, found.solutions, np.zeros(1), np.full(1, 0.9))
+    assert okc.all() and okn.all()
+    assert (np.abs(Yc - Yn).max(axis=1) / np.maximum(1.0, np.abs(Yn).max(axis=1))).max() < 1e-8
+
+
 def test_a_polynomial_map_and_its_form_homotopy_are_tracked_to_the_numpy_trackers_ends():
     """(2,1) on the chart A_11 = 1 as a general polynomial map (a monomial table with second derivatives): its 14
     critical points at u0 carried to u1, and the form homotopy to another form up to s = 0.9, by both trackers."""

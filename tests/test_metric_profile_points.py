@@ -66,3 +66,75 @@ def test_monodromy_in_v_alone_reaches_the_exact_counts_with_the_weight_space_poi
     assert (sorted((round(p.loss, 6), p.index) for p in found.points)
             == sorted((round(p.loss, 6), p.index) for p in weights.points))
     assert all(p.weight_residual == 0.0 and p.residual < 1e-8 * (1 + p.loss) for p in found.points if p.attained)
+
+
+def test_the_profile_form_homotopy_is_the_weight_spaces_with_the_best_a_in_closed_form():
+    # two profile systems of (2,2) on one chart, a random form and another: the form homotopy in V alone against
+    # central differences of its residual (Jacobian, velocity in s), its zeros at s = 0 those of the first system, and
+    # at s = 0.4 + 0.3i the weight space's form homotopy (linear in the form: an independent formulation) vanishes
+    # at the lifted points (w, a*) of the profile homotopy's zeros there
+    from m2bridge.exact.problem import parametrization
+    from m2bridge.homotopy import tracker
+    from m2bridge.homotopy.endgame import FormHomotopy
+    from m2bridge.metric.profile_points import ProfileSystem
+
+    param = parametrization(LightningAttention((2, 2), 2, 2))
+    model = profile_model(param)
+    rng = np.random.default_rng(5)
+    n, k = param.ambient_dimension, len(model.other)
+    chart = np.linalg.qr(rng.standard_normal((k, k)))[0]
+    a, b = (ProfileSystem(model, (lambda A: A.T @ A + np.eye(n))(rng.standard_normal((n, n))), chart)
+            for _ in range(2))
+    ua, ub = rng.standard_normal(n), rng.standard_normal(n)
+    gamma = complex(np.exp(1.3j))
+    H = a.toward(b, ua, ub, gamma)
+    X = rng.standard_normal((3, a.m)) + 1j * rng.standard_normal((3, a.m))
+    S = np.full((3, 1), 0.3 - 0.2j)
+    eps = 1e-6
+    J = H.jacobian(X, S)
+    numeric = np.stack([(H.residual(X + eps * e, S) - H.residual(X - eps * e, S)) / (2 * eps) for e in np.eye(a.m)],
+                       axis=2)
+    assert np.abs(J - numeric).max() < 1e-6 * np.abs(J).max()
+    dr = (H.residual(X, S + eps) - H.residual(X, S - eps)) / (2 * eps)
+    ds = 0.7 - 0.4j
+    assert np.abs(np.einsum("bij,bj->bi", J, H.velocity(X, ds, S)) + ds * dr).max() < 1e-6 * np.abs(dr).max()
+    start, u0 = a.weight_system.start(rng)
+    w0 = tracker.track(a, start[:, :a.m], u0, ua)[0]
+    assert np.abs(H.residual(w0, np.zeros((1, 1)))).max() < 1e-8 * max(1.0, np.abs(w0).max())
+    s = np.full(1, 0.4 + 0.3j)
+    w, ok = tracker.track(H, w0, np.zeros(1), s)
+    assert ok.all()
+    lifted = H.in_weights(w, s)
+    weights = FormHomotopy(a.weight_system, b.weight_system, ua, ub, gamma)
+    assert np.abs(weights.residual(lifted, s[None, :])).max() < 1e-8 * max(1.0, np.abs(lifted).max())
+
+
+def test_the_generic_points_are_carried_in_v_alone_and_in_all_the_weights_where_paths_end_elsewhere(m2):
+    # (2,2): a generic form's complete set (its trace test) carried to another generic form stays in V alone (every
+    # path ends at a nonsingular point) and gives F4's exact count there; carried to the data's form (G = I_2 (x) G_0,
+    # fewer critical points: paths end at infinity or at singular points) it is carried again in all the weights,
+    # and gives F4's exact count at the data (an independent computation: Macaulay2's profileCritical, two primes)
+    from m2bridge.exact.problem import parametrization
+    from m2bridge.metric.data import data_form
+    from m2bridge.metric.loss import generic_form
+    from m2bridge.metric.profile_points import profile_points
+    from m2bridge.metric.weight_points import carry_from_generic
+
+    arch = LightningAttention((2, 2), 2, 2)
+    param = parametrization(arch)
+    model = profile_model(param)
+    form = data_form(param, generate_dataset(arch, 5, seed=0, noise=0.5))
+    n = param.ambient_dimension
+    (Ga, ua), (Gb, ub) = (generic_form(n, np.random.default_rng(s)) for s in (1, 2))
+    generic = profile_points(model, np.array(Ga, dtype=float), np.array(ua, dtype=float), None, seed=1, chart_seed=0)
+    assert generic.complete and generic.traced
+    for G, u, G_float, u_float, space in [(Gb, ub, np.array(Gb, dtype=float), np.array(ub, dtype=float), "in V alone"),
+                                          (form.G_rational(), form.u, form.G_float(), form.u_float(),
+                                           "in all the weights (in V alone some paths")]:
+        exact = profile_count(model, G, u, m2)
+        found = profile_points(model, G_float, u_float, None, seed=3, chart_seed=0, max_loops=1)
+        found.solutions, found.found, found.complete, found.traced = found.solutions[:1], 1, False, False
+        carried = carry_from_generic(found, generic, seed=0)
+        count = carried.count("monodromy", 0)
+        assert count.value == exact.value and carried.complete and count.certificate.startswith("certified")
+        assert f"coefficient-parameter homotopy {space}" in carried.note

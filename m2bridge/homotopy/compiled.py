@@ -35,11 +35,12 @@ import numpy as np
 from numba import njit, prange
 from numba.extending import overload
 
-from m2bridge.homotopy import dd, extended, kernels, map_kernels, slice_kernels
+from m2bridge.homotopy import dd, extended, kernels, map_kernels, profile_kernels, slice_kernels
 from m2bridge.homotopy.slice_kernels import SliceTables
-from m2bridge.homotopy.tables import DistanceTables, FormTables, PolynomialTables, ProfileTables, WeightTables
+from m2bridge.homotopy.tables import (DistanceTables, FormTables, PolynomialTables, ProfileFormTables, ProfileTables,
+                                      WeightTables)
 
-SOURCES = "2f0bab7d6a92f04e"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+SOURCES = "acde1277f225e088"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
 
 
 ACCEPT = 1e-8  # the floor: a last Newton correction below (ACCEPT + FAR |x|) |x| counts as contracted (|x| >= 1)
@@ -92,7 +93,7 @@ def one_blas_thread() -> Iterator[None]:
 _CONTROLLER: list[Any] = []
 
 
-Tables = DistanceTables | ProfileTables | WeightTables | FormTables | PolynomialTables | SliceTables
+Tables = DistanceTables | ProfileTables | ProfileFormTables | WeightTables | FormTables | PolynomialTables | SliceTables
 
 
 def track(tables: Tables, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
@@ -184,6 +185,8 @@ def warm_up() -> float:
     track(sliced, np.zeros((1, 4)), np.zeros(1), np.zeros(1))
     profile = ProfileTables(np.array([[[1.0], [0.0]], [[0.0], [1.0]]]), np.eye(2))  # c = (1, w) a
     track(profile, np.ones((1, 1)), np.ones(2), np.ones(2))
+    track(ProfileFormTables(profile.data[0], np.full(2, 2.0), np.ones(2), np.ones(2), 1.0), np.ones((1, 1)),
+          np.zeros(1), np.zeros(1))
     B = profile.data[0]  # the same c = (1, w) a in the weights (w, a)
     track(WeightTables(B, np.eye(2)), np.ones((1, 2)), np.ones(2), np.ones(2))
     track(FormTables(B, np.eye(2), 2 * np.eye(2), np.ones(2), np.ones(2), 1.0), np.ones((1, 2)), np.zeros(1),
@@ -197,9 +200,9 @@ def warm_up() -> float:
     return time.perf_counter() - started
 
 
-# --- one step loop for every system: the data's tuple has 8 entries (distance), 2 (profile), 3 (weight), 6 (its form
-# homotopy), 7 (a polynomial map), 11 (its form homotopy) or 12 (a sliced distance system); the overloads pick the
-# evaluation by that length when the loop is compiled
+# --- one step loop for every system: the data's tuple has 8 entries (distance), 2 (profile), 9 (its form homotopy),
+# 3 (weight), 6 (its form homotopy), 7 (a polynomial map), 11 (its form homotopy) or 12 (a sliced distance system);
+# the overloads pick the evaluation by that length when the loop is compiled
 
 def _work(D, N):
     """The work arrays of one path of N unknowns (compiled by the overload below)."""
@@ -251,13 +254,8 @@ def _work_impl(D, N):
                     np.empty((n, n), dtype=c))
         return impl3
 
-    def impl2(D, N):  # the profile system: (Bw, S)
-        m, n, k = D[0].shape[0] - 1, D[0].shape[1], D[0].shape[2]
-        c = np.complex128
-        return (np.empty((n, k), dtype=c), np.empty((k, k), dtype=c), np.empty(k, dtype=np.int64),
-                np.empty(k, dtype=c), np.empty(n, dtype=c), np.empty(n, dtype=c), np.empty((n, m), dtype=c),
-                np.empty((k, m), dtype=c), np.empty(k, dtype=c), np.empty((m, m), dtype=c), np.empty(m, dtype=c),
-                np.empty(k, dtype=c))
+    def impl2(D, N):  # the profile system (Bw, S) and its form homotopy (9 entries)
+        return profile_kernels.work(D[0].shape[0] - 1, D[0].shape[1], D[0].shape[2])
     return impl2
 
 
@@ -289,7 +287,7 @@ def _vel_impl(D, W, x, du, u, out):
         return impl6
 
     def impl2(D, W, x, du, u, out):
-        kernels.profile_velocity(x, du, u, D[0], D[1], W, out)
+        profile_kernels.velocity(x, du, u, D, W, out)
     return impl2
 
 
@@ -321,7 +319,7 @@ def _newt_impl(D, W, x, u, steps, dx):
         return impl6
 
     def impl2(D, W, x, u, steps, dx):
-        return kernels.profile_newton(x, u, steps, D[0], D[1], W, dx)
+        return profile_kernels.newton(x, u, steps, D, W, dx)
     return impl2
 
 
@@ -352,7 +350,7 @@ def _correct_impl(D, W, x, u, du, dx, out):
         return impl6
 
     def impl2(D, W, x, u, du, dx, out):
-        return kernels.profile_correct(x, u, du, D[0], D[1], W, dx, out)
+        return profile_kernels.correct(x, u, du, D, W, dx, out)
     return impl2
 
 

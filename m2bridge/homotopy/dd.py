@@ -19,7 +19,7 @@ from numba.extending import intrinsic
 
 from m2bridge.homotopy.kernels import OPTIONS
 
-SOURCES = "2f0bab7d6a92f04e"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+SOURCES = "acde1277f225e088"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
 
 
 @njit(**OPTIONS)

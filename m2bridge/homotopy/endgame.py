@@ -108,7 +108,7 @@ def form_homotopy(a: Any, b: Any, X: np.ndarray, ua: np.ndarray, ub: np.ndarray,
                   end_game: float = 1e-2, max_steps: int = 20000, condition: float = 1e10,
                   detours: int = 4) -> FormHomotopyResult:
     """The solutions ``X`` of the system ``a`` at ``ua`` (complete, for a generic form) carried to the system ``b``
-    at ``ub`` by :class:`FormHomotopy`: tracked to s = 1 - ``end_game``, where the ray of forms is generic, so that
+    at ``ub`` by :class:`FormHomotopy` (or the homotopy ``a.toward(b, ua, ub, gamma)`` where ``a`` has one): tracked to s = 1 - ``end_game``, where the ray of forms is generic, so that
     the distinct ends there are all its solutions when there are as many as paths; then to s = 1, where paths may go
     to infinity or to singular solutions (positive dimensional components, points where solutions meet); the ends
     that arrive with a Jacobian whose condition scaled to the point (:func:`.dedup.nonsingular`) is below
@@ -127,7 +127,8 @@ def form_homotopy(a: Any, b: Any, X: np.ndarray, ua: np.ndarray, ub: np.ndarray,
     ub_c = np.asarray(ub, dtype=complex)
     near = 1 - end_game
     for _ in range(2):
-        H = FormHomotopy(a, b, ua, ub, complex(np.exp(2j * np.pi * rng.uniform())))
+        gamma = complex(np.exp(2j * np.pi * rng.uniform()))
+        H = a.toward(b, ua, ub, gamma) if hasattr(a, "toward") else FormHomotopy(a, b, ua, ub, gamma)
         before = _before_end_game(H, X, near, max_steps, rng, detours)
         ends = np.zeros(before.shape, dtype=complex)
         state = np.zeros(len(before), dtype=np.int8)  # 1: a nonsingular end, 2: elsewhere (infinity, singular)

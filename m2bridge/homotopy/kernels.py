@@ -1,12 +1,11 @@
 """The compiled (numba) kernels of the path tracker, one path at a time: small dense complex linear algebra, and the
-evaluation, velocity and Newton step of the distance system and the profile system (:mod:`.map_kernels` has those
-of the systems J^T G (c - u) = 0 of a map; :mod:`.compiled` the step loop and the tables these read).
+evaluation, velocity and Newton step of the distance system (:mod:`.map_kernels` has those of the systems
+J^T G (c - u) = 0 of a map, :mod:`.profile_kernels` those of the loss's profile system; :mod:`.compiled` the step
+loop and the tables these read).
 
 The distance system g(y) = 0, G (y - u) - lam grad g(y) = 0 reads (mvar, mexp, top, ptr, idx, coef, low, G): each
 monomial of g, grad g and the Hessian as at most ``deg`` (variable, power) factors, and each of the columns g, grad g
-and the Hessian's upper triangle as a sparse list of (monomial, coefficient) terms. The profile system
-r(w; u) = P^T e reads (Bw, S): the whitened B_i and their Gram sums, with u whitened before tracking and the
-least-squares step a* = H^-1 M^T u (H = M^T M) solved per point.
+and the Hessian's upper triangle as a sparse list of (monomial, coefficient) terms.
 """
 
 from __future__ import annotations
@@ -23,8 +22,9 @@ import numba
 import numpy as np
 from numba import njit
 
-KERNEL_FILES = ("kernels.py", "dd.py", "map_kernels.py", "slice_kernels.py", "extended.py", "compiled.py")
-SOURCES = "2f0bab7d6a92f04e"  # sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+KERNEL_FILES = ("kernels.py", "dd.py", "map_kernels.py", "profile_kernels.py", "slice_kernels.py", "extended.py",
+                "compiled.py")
+SOURCES = "acde1277f225e088"  # sources_stamp(): a change to any kernel file changes this line (numba recompiles)
 _STAMP_LINE = re.compile(r'^(SOURCES = ")[0-9a-f]*(".*)$', re.MULTILINE)  # the digest between the quotes
 
 
@@ -337,137 +337,3 @@ def distance_correct(x, u, du, mvar, mexp, top, ptr, idx, coef, G, pows, mono, v
     form_times(G, du, None, out[1:])
     solve_two_or_nan(J, dx, out)
     return apply_correction(x, dx)
-
-
-@njit(**OPTIONS)
-def profile_jacobian(x, u, Bw, S, W):
-    """Residual r = P^T e and Jacobian P^T P - Z^T H^-1 Z at (x, u) (u whitened) into W's r and Jac (``W``: work
-    arrays); False where H = M^T M is singular. H = sum_{i <= j} w_i w_j S_ij from the Gram sums ``S`` (w_0 = 1):
-    (m + 1)(m + 2) / 2 products of k x k instead of one n x k x k product."""
-    Mv, H, piv, a, c, e, P = W[0], W[1], W[2], W[3], W[4], W[5], W[6]
-    Z, col, Jac, r = W[7], W[8], W[9], W[10]
-    m, n, k = Bw.shape[0] - 1, Bw.shape[1], Bw.shape[2]
-    pencil(x, Bw, Mv)
-    for l in range(k):
-        for l2 in range(l, k):
-            H[l, l2] = 0.0
-    pair = 0
-    for i in range(m + 1):
-        wi = 1.0 + 0.0j if i == 0 else x[i - 1]
-        for j in range(i, m + 1):
-            cij = wi if j == 0 else wi * x[j - 1]
-            for l in range(k):
-                for l2 in range(l, k):
-                    H[l, l2] += cij * S[pair, l, l2]
-            pair += 1
-    for l in range(k):
-        for l2 in range(l + 1, k):
-            H[l2, l] = H[l, l2]
-        s = 0.0 + 0.0j
-        for j in range(n):
-            s += Mv[j, l] * u[j]
-        a[l] = s
-    if not lu_factor(H, piv):
-        return False
-    lu_solve(H, piv, a)
-    for j in range(n):
-        s = 0.0 + 0.0j
-        for l in range(k):
-            s += Mv[j, l] * a[l]
-        c[j] = s
-        e[j] = s - u[j]
-    for i in range(m):
-        for j in range(n):
-            s = 0.0 + 0.0j
-            for l in range(k):
-                s += Bw[1 + i, j, l] * a[l]
-            P[j, i] = s
-    for i in range(m):
-        s = 0.0 + 0.0j
-        for j in range(n):
-            s += e[j] * P[j, i]
-        r[i] = s
-    for i in range(m):  # Z[:, i] = B_i^T e + M^T P[:, i]
-        for l in range(k):
-            s = 0.0 + 0.0j
-            for j in range(n):
-                s += Bw[1 + i, j, l] * e[j] + Mv[j, l] * P[j, i]
-            Z[l, i] = s
-    for i2 in range(m):  # Jac[:, i2] = P^T P[:, i2] - Z^T H^-1 Z[:, i2]
-        for l in range(k):
-            col[l] = Z[l, i2]
-        lu_solve(H, piv, col)
-        for i in range(m):
-            s = 0.0 + 0.0j
-            for j in range(n):
-                s += P[j, i] * P[j, i2]
-            for l in range(k):
-                s -= Z[l, i] * col[l]
-            Jac[i, i2] = s
-    return True
-
-
-@njit(**OPTIONS)
-def profile_velocity(x, du, u, Bw, S, W, out):
-    """out: dw/dt along u(t) = u_a + t du: Jac dw = P^T du - Z^T H^-1 M^T du (u and du whitened)."""
-    if not profile_jacobian(x, u, Bw, S, W):
-        for i in range(out.shape[0]):
-            out[i] = np.nan
-        return
-    profile_rate(du, Bw, W, out)
-    solve_or_nan(W[9], out)
-
-
-@njit(**OPTIONS)
-def profile_correct(x, u, du, Bw, S, W, dx, out):
-    """One Newton step on x in place at u, and out = dw/dt along du at x before it (one evaluation, one
-    factorization); returns the size of the correction."""
-    if profile_jacobian(x, u, Bw, S, W):
-        r = W[10]
-        for i in range(x.shape[0]):
-            dx[i] = -r[i]
-        profile_rate(du, Bw, W, out)
-        solve_two_or_nan(W[9], dx, out)
-    else:
-        for i in range(x.shape[0]):
-            dx[i] = np.nan
-            out[i] = np.nan
-    return apply_correction(x, dx)
-
-
-@njit(**OPTIONS)
-def profile_rate(du, Bw, W, out):
-    """out = P^T du - Z^T H^-1 M^T du (du whitened), the right-hand side of the velocity's equation, from the parts
-    :func:`profile_jacobian` left in W."""
-    Mv, H, piv, P, Z, q = W[0], W[1], W[2], W[6], W[7], W[11]
-    m, n, k = Bw.shape[0] - 1, Bw.shape[1], Bw.shape[2]
-    for l in range(k):
-        s = 0.0 + 0.0j
-        for j in range(n):
-            s += Mv[j, l] * du[j]
-        q[l] = s
-    lu_solve(H, piv, q)
-    for i in range(m):
-        s = 0.0 + 0.0j
-        for j in range(n):
-            s += du[j] * P[j, i]
-        for l in range(k):
-            s -= Z[l, i] * q[l]
-        out[i] = s
-
-
-@njit(**OPTIONS)
-def profile_newton(x, u, steps, Bw, S, W, dx):
-    """``steps`` Newton steps on x in place at u; returns the size of the last correction."""
-    Jac, r = W[9], W[10]
-    corr = np.inf
-    for _ in range(steps):
-        if profile_jacobian(x, u, Bw, S, W):
-            for i in range(x.shape[0]):
-                dx[i] = -r[i]
-            solve_or_nan(Jac, dx)
-        else:
-            for i in range(x.shape[0]):
-                dx[i] = np.nan
-        corr = apply_correction(x, dx)
-    return corr

@@ -12,7 +12,7 @@ from numba import njit
 from m2bridge.homotopy.kernels import OPTIONS, apply_correction, distance_jacobian, form_times, solve_or_nan, \
     solve_two_or_nan, table_values
 
-SOURCES = "2f0bab7d6a92f04e"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+SOURCES = "acde1277f225e088"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
 
 
 class SliceTables:

@@ -101,12 +101,40 @@ class ProfileTables:
         self.n, self.unknowns = Bw.shape[1], Bw.shape[0] - 1
         self.L = L
         pairs = [(i, j) for i in range(Bw.shape[0]) for j in range(i, Bw.shape[0])]
-        S = np.array([Bw[i].T @ Bw[j] + (Bw[j].T @ Bw[i] if i != j else 0) for i, j in pairs])
+        S = np.array([gram_pair(Bw[i], Bw[j], i != j) for i, j in pairs])
         self.data = (Bw, np.ascontiguousarray(S))
 
     def parameters(self, U: np.ndarray) -> np.ndarray:
         """The targets as the kernel reads them: whitened, u L."""
         return U @ self.L
+
+
+class ProfileFormTables:
+    """The profile system's form homotopy (:class:`m2bridge.metric.profile_points.ProfileFormHomotopy`) as the kernel
+    reads it, in coordinates where the two forms are the identity and diag(``lam``): Bw (m + 1, n, k) in those
+    coordinates, the targets ``ua`` and ``ub`` there, and gamma; its parameter is s."""
+
+    def __init__(self, Bw: np.ndarray, lam: np.ndarray, ua: np.ndarray, ub: np.ndarray, gamma: complex):
+        Bw = np.ascontiguousarray(np.asarray(Bw, dtype=complex))
+        lam, ua, ub = (np.ascontiguousarray(np.asarray(v, dtype=complex)) for v in (lam, ua, ub))
+        n = Bw.shape[1]
+        if Bw.ndim != 3 or [v.shape for v in (lam, ua, ub)] != [(n,)] * 3:
+            raise ValueError("a profile form homotopy's tables are Bw (m + 1, n, k), the form's n diagonal entries "
+                             "and two targets")
+        self.n, self.unknowns = 1, Bw.shape[0] - 1
+        pairs = [(i, j) for i in range(Bw.shape[0]) for j in range(i, Bw.shape[0])]
+        S = np.array([gram_pair(Bw[i], Bw[j], i != j) for i, j in pairs])
+        Sl = np.array([gram_pair(Bw[i], lam[:, None] * Bw[j], i != j) for i, j in pairs])
+        va, g = lam * ua, np.array([gamma], dtype=complex)
+        self.data = (Bw, np.ascontiguousarray(S), np.ascontiguousarray(Sl), lam, va, ub, g,
+                     np.ascontiguousarray(1 - gamma * lam), np.ascontiguousarray(ub - gamma * va))
+
+
+def gram_pair(Bi: np.ndarray, DBj: np.ndarray, both: bool) -> np.ndarray:
+    """Bi^T D Bj + Bj^T D Bi (``both``) or Bi^T D Bi, D diagonal and given as ``DBj`` = D Bj: one term of a Gram sum
+    from which H = M^T D M is summed (M = B_0 + sum_i w_i B_i)."""
+    term = Bi.T @ DBj
+    return term + term.T if both else term
 
 
 class WeightTables:

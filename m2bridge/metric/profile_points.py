@@ -14,17 +14,20 @@ its solutions are the weight-space ones with H invertible, and the same monodrom
 loss, index and weights. A critical point where H is singular would be missed; measured, none is: the counts agree
 with F4's exact ones for (2,1), (2,2), (3,1) and (2,3) (92 for teacher data and 1324 for a generic form, where the
 exact count is taken in all the weights), so it serves every single layer. A straight line between two such systems
-is not a ray of forms (r is not linear in G): forms are joined in all the weights (:meth:`ProfileSystem.in_weights`).
+is not a ray of forms (r is not linear in G), so two forms are joined by :class:`ProfileFormHomotopy`: on the ray of
+forms and vectors G u between them, the profile system of each form (the weight space's form homotopy with the best
+A in closed form), in coordinates where both forms are diagonal.
 """
 
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import numpy as np
 
 from m2bridge.exact.counts import ProfileModel
-from m2bridge.homotopy.tables import ProfileTables
+from m2bridge.homotopy.tables import ProfileFormTables, ProfileTables
 from m2bridge.homotopy.tracker import solve_linear, solve_many, newton
 from m2bridge.metric.weight_points import WeightPoints, WeightSystem, system_points
 
@@ -50,6 +53,14 @@ class ProfileSystem:
         self.Linv = np.linalg.inv(self.L)
         self.kernel_data = ProfileTables(self.Bw, self.L)  # for the compiled tracker
 
+    def shares_map(self, other: Any) -> bool:
+        """Whether ``other`` is this system for another form (the same layer and chart)."""
+        return type(other) is type(self) and np.array_equal(self.weight_system.B, other.weight_system.B)
+
+    def toward(self, other: "ProfileSystem", ua: np.ndarray, ub: np.ndarray, gamma: complex) -> "ProfileFormHomotopy":
+        """The form homotopy from this system at the targets ``ua`` to ``other`` (:meth:`shares_map`) at ``ub``."""
+        return ProfileFormHomotopy(self, other, ua, ub, gamma)
+
     def with_form(self, G: np.ndarray) -> "ProfileSystem":
         """The same system (chart) for another inner product G (positive definite)."""
         other = copy.copy(self)
@@ -59,29 +70,12 @@ class ProfileSystem:
 
     def _parts(self, X: np.ndarray, U: np.ndarray):
         """In the whitened coordinates: M, H = M^T M, a* = H^-1 M^T u, P = [B_i a*] and e = c - u at every point."""
-        b, m, n, k = X.shape[0], self.m, self.n, self.k
-        Uw = np.broadcast_to(np.asarray(U, dtype=complex), (b, n)) @ self.L
-        Mv = self.Bw[0][None] + (X @ self.Bw[1:].reshape(m, n * k)).reshape(b, n, k)
-        Mt = np.transpose(Mv, (0, 2, 1))
-        H = np.matmul(Mt, Mv)
-        a = solve_many(H, np.matmul(Mt, Uw[:, :, None]))[:, :, 0]
-        c = np.matmul(Mv, a[:, :, None])[:, :, 0]
-        P = (self.Bw[1:].reshape(m * n, k) @ a.T).reshape(m, n, b).transpose(2, 1, 0)
-        return Mv, H, a, c, P, c - Uw
+        Uw = np.broadcast_to(np.asarray(U, dtype=complex), (X.shape[0], self.n)) @ self.L
+        return least_squares_parts(self.Bw, X, None, Uw)
 
     def _jacobian(self, Mv, H, P, e, du: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-        """The Jacobian P^T P - Z^T H^-1 Z (Z = E + M^T P), and where ``du`` (whitened) is given -dr/dt along it,
-        P^T du - Z^T H^-1 M^T du, from the same solve with H."""
-        E = (e @ self.Bw[1:].transpose(1, 0, 2).reshape(self.n, self.m * self.k)).reshape(-1, self.m, self.k)
-        Mt = np.transpose(Mv, (0, 2, 1))
-        Z = np.transpose(E, (0, 2, 1)) + np.matmul(Mt, P)  # (b, k, m)
-        Zt = np.transpose(Z, (0, 2, 1))
-        PtP = np.matmul(np.transpose(P, (0, 2, 1)), P)
-        if du is None:
-            return PtP - np.matmul(Zt, solve_many(H, Z)), None
-        W = solve_many(H, np.concatenate([Z, np.matmul(Mt, du[:, :, None])], axis=2))
-        rhs = np.matmul(du[:, None, :], P)[:, 0, :] - np.matmul(Zt, W[:, :, self.m:])[:, :, 0]
-        return PtP - np.matmul(Zt, W[:, :, :self.m]), rhs
+        """The Jacobian P^T P - Z^T H^-1 Z, and where ``du`` (whitened) is given -dr/dt along it."""
+        return least_squares_jacobian(self.Bw, Mv, H, P, e, None, du)
 
     @staticmethod
     def _residual(P: np.ndarray, e: np.ndarray) -> np.ndarray:
@@ -123,6 +117,90 @@ class ProfileSystem:
         """One solution and its target: a weight-space critical point (w0, a0) for a random u0, whose a0 is a*."""
         X, u0 = self.weight_system.start(rng)
         return X[:, :self.m], u0
+
+
+class ProfileFormHomotopy:
+    """The profile system along the ray of forms gamma (1 - s) G_a + s G_b with the vectors gamma (1 - s) G_a u_a + s
+    G_b u_b, s from 0 to 1 (two :class:`ProfileSystem` on one chart): the weight space's
+    :class:`m2bridge.homotopy.FormHomotopy`, which is linear in the form, with the best A in closed form, so a
+    coefficient-parameter homotopy in V alone whose solutions are those in all the weights where H is invertible.
+    In the coordinates T^T c (T = L Q, G_b = L L^T, L^-1 G_a L^-T = Q diag(lam) Q^T) G_b is the identity and G_a is
+    diag(lam), so the form at s is the diagonal gamma (1 - s) lam + s and its products cost n, not n^2."""
+
+    def __init__(self, a: ProfileSystem, b: ProfileSystem, ua: np.ndarray, ub: np.ndarray, gamma: complex):
+        if not a.shares_map(b):
+            raise ValueError("a profile form homotopy joins two forms of one layer on one chart")
+        K = b.Linv @ a.G @ b.Linv.T
+        self.lam, Q = np.linalg.eigh((K + K.T) / 2)
+        T = b.L @ Q
+        self.Bw = np.einsum("ji,mjk->mik", T, b.weight_system.B)
+        self.ua, self.ub = np.asarray(ua, dtype=complex) @ T, np.asarray(ub, dtype=complex) @ T
+        self.gamma = complex(gamma)
+        self.n, self.unknowns = 1, b.unknowns
+        self.kernel_data = ProfileFormTables(self.Bw, self.lam, self.ua, self.ub, self.gamma)
+
+    def _parts(self, X: np.ndarray, S: np.ndarray):
+        """The form's diagonal and the vector at each point's s, and :func:`least_squares_parts` there."""
+        s = np.broadcast_to(np.asarray(S, dtype=complex).reshape(-1), (X.shape[0],))[:, None]
+        alpha = self.gamma * (1 - s)
+        d, B = alpha * self.lam + s, alpha * (self.lam * self.ua) + s * self.ub
+        return d, least_squares_parts(self.Bw, X, d, B)
+
+    def in_weights(self, X: np.ndarray, S: np.ndarray) -> np.ndarray:
+        """The points (w, a*) in all the weights: the weight space's form homotopy vanishes there where this one does."""
+        return np.concatenate([X, self._parts(X, S)[1][2]], axis=1)
+
+    def residual(self, X: np.ndarray, S: np.ndarray) -> np.ndarray:
+        *_, P, e = self._parts(X, S)[1]
+        return np.matmul(e[:, None, :], P)[:, 0, :]
+
+    def jacobian(self, X: np.ndarray, S: np.ndarray) -> np.ndarray:
+        d, (Mv, H, _, _, P, e) = self._parts(X, S)
+        return least_squares_jacobian(self.Bw, Mv, H, P, e, d)[0]
+
+    def residual_and_jacobian(self, X: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        d, (Mv, H, _, _, P, e) = self._parts(X, S)
+        return np.matmul(e[:, None, :], P)[:, 0, :], least_squares_jacobian(self.Bw, Mv, H, P, e, d)[0]
+
+    def velocity(self, X: np.ndarray, ds: np.ndarray, S: np.ndarray) -> np.ndarray:
+        """dw/dt along s(t) = s_a + t ds: Jac dw = P^T q - Z^T H^-1 M^T q with q = ds (d vector/ds - d form/ds c)."""
+        d, (Mv, H, _, c, P, e) = self._parts(X, S)
+        ds = np.asarray(ds, dtype=complex).reshape(-1, 1)
+        q = ds * ((self.ub - self.gamma * self.lam * self.ua) - (1 - self.gamma * self.lam) * c)
+        Jac, rhs = least_squares_jacobian(self.Bw, Mv, H, P, e, d, q)
+        return solve_linear(Jac, rhs)
+
+
+def least_squares_parts(Bw: np.ndarray, X: np.ndarray, d: np.ndarray | None, B: np.ndarray):
+    """For c = M(w) a, M = Bw_0 + sum_i w_i Bw_i, the diagonal form ``d`` (one row per point; None: the identity) and
+    the vectors ``B``: M, H = M^T D M, a* = H^-1 M^T b, c = M a*, P = [Bw_i a*] and e = D c - b at every point."""
+    b, m, n, k = X.shape[0], Bw.shape[0] - 1, Bw.shape[1], Bw.shape[2]
+    Mv = Bw[0][None] + (X @ Bw[1:].reshape(m, n * k)).reshape(b, n, k)
+    Mt = np.transpose(Mv, (0, 2, 1))
+    H = np.matmul(Mt, Mv if d is None else d[:, :, None] * Mv)
+    a = solve_many(H, np.matmul(Mt, B[:, :, None]))[:, :, 0]
+    c = np.matmul(Mv, a[:, :, None])[:, :, 0]
+    P = (Bw[1:].reshape(m * n, k) @ a.T).reshape(m, n, b).transpose(2, 1, 0)
+    return Mv, H, a, c, P, (c if d is None else d * c) - B
+
+
+def least_squares_jacobian(Bw: np.ndarray, Mv: np.ndarray, H: np.ndarray, P: np.ndarray, e: np.ndarray,
+                           d: np.ndarray | None, q: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """The profile system's Jacobian P^T D P - Z^T H^-1 Z (Z = E + M^T D P, E = [Bw_i^T e]) from
+    :func:`least_squares_parts`, and where ``q`` is given P^T q - Z^T H^-1 M^T q (-dr/dt for the change q of
+    b - D c at fixed a), from the same solve with H."""
+    m, n, k = Bw.shape[0] - 1, Bw.shape[1], Bw.shape[2]
+    E = (e @ Bw[1:].transpose(1, 0, 2).reshape(n, m * k)).reshape(-1, m, k)
+    Mt = np.transpose(Mv, (0, 2, 1))
+    DP = P if d is None else d[:, :, None] * P
+    Z = np.transpose(E, (0, 2, 1)) + np.matmul(Mt, DP)  # (b, k, m)
+    Zt = np.transpose(Z, (0, 2, 1))
+    PtDP = np.matmul(np.transpose(P, (0, 2, 1)), DP)
+    if q is None:
+        return PtDP - np.matmul(Zt, solve_many(H, Z)), None
+    W = solve_many(H, np.concatenate([Z, np.matmul(Mt, q[:, :, None])], axis=2))
+    rhs = np.matmul(q[:, None, :], P)[:, 0, :] - np.matmul(Zt, W[:, :, m:])[:, :, 0]
+    return PtDP - np.matmul(Zt, W[:, :, :m]), rhs
 
 
 def profile_points(model: ProfileModel, G: np.ndarray, u: np.ndarray, target: int | None, at_u: int | None = None,

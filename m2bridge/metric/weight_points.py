@@ -332,11 +332,13 @@ def _listed(system: Any, ends: np.ndarray, u: np.ndarray, per_function: int) -> 
     return points
 
 
-def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0) -> WeightPoints:
+def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0, alone: bool = True) -> WeightPoints:
     """The data's critical points from the generic form's: where the trace test cannot certify the data's set (for a
     form under which critical points escape to infinity along a line of targets it fails however complete the set
     is), the generic form's complete set (certified by its trace test or its exact count) is carried to the data's form and targets by
-    :func:`.homotopy.form_homotopy` on the same chart. Every isolated nonsingular critical point at the data ends one
+    :func:`.homotopy.form_homotopy` on the same chart: in V alone where both are profile systems (their ``toward``
+    homotopy) and every path ends there at a nonsingular point, else in all the weights (``alone`` False: in all the
+    weights at once, as ``bench/past_groebner.py --carry-both`` compares). Every isolated nonsingular critical point at the data ends one
     of its paths, so when every path reaches the end game and no two end together, the distinct nonsingular ends
     are all of them: a certified count. Where L paths are lost before the end game, each critical point at the data
     that no path reached ends one of the L: so if the points found at the data add exactly L to the ends, they are all
@@ -345,11 +347,17 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0)
     if not generic.complete or generic.solutions is None or data.solutions is None or not len(generic.solutions):
         return data
     rng = np.random.default_rng(seed + 43)
-    # in all the weights, where the system is linear in (G, G u): the homotopy's forms are a ray of forms (a system in
-    # V alone, with A in closed form, is not linear in G, so a straight line between two of them is no such ray)
-    system_a, start = generic.system.in_weights(generic.solutions, generic.u)
-    system_b, found = data.system.in_weights(data.solutions, data.u)
-    res = form_homotopy(system_a, system_b, start, generic.u, data.u, rng)
+    system_a, start, system_b, found = generic.system, generic.solutions, data.system, data.solutions
+    alone = alone and hasattr(system_a, "toward") and system_a.shares_map(system_b)
+    res = form_homotopy(system_a, system_b, start, generic.u, data.u, rng) if alone else None
+    space = "in V alone (the best A in closed form)"
+    if res is None or res.ended_elsewhere or not res.complete:
+        space = "in all the weights" + (" (in V alone some paths did not end at nonsingular points)" if alone else "")
+        # in all the weights, where the system is linear in (G, G u) and the homotopy's forms are a ray of forms: also
+        # where a path in V alone ended elsewhere (at infinity, or where the least squares in A is degenerate)
+        system_a, start = system_a.in_weights(start, generic.u)
+        system_b, found = system_b.in_weights(found, data.u)
+        res = form_homotopy(system_a, system_b, start, generic.u, data.u, rng)
     ends = res.points
     extra = new_points(ends, found)
     missing = len(extra)
@@ -357,7 +365,7 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0)
                   and bool(nonsingular(system_b, extra, data.u).all()))  # asks of every end
     why_complete = "its trace test passes" if generic.target is None else "its exact count reached"
     what = (f"the {res.paths} solutions for the generic form (complete: {why_complete}) carried to the data's "
-            f"form and targets by a coefficient-parameter homotopy on the same chart: {len(ends)} distinct "
+            f"form and targets by a coefficient-parameter homotopy {space} on the same chart: {len(ends)} distinct "
             f"nonsingular ends, {res.ended_elsewhere} paths going to infinity or to singular solutions in the end game")
     if lost_found:
         what += (f"; {res.lost} paths lost before the end game, and as many points found at the data are not among "

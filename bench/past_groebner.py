@@ -106,9 +106,8 @@ def _run(args: argparse.Namespace) -> None:
         _save(args.save, case, "data", data)
         own = data.count("monodromy", 0).certificate.split(":")[0]
         found = data.found
-        if own != "certified" and generic is not None and args.carry_both:
-            _carry_both(case, data, generic)
-        data = carry_from_generic(data, generic, seed=0) if own != "certified" and generic is not None else data
+        if own != "certified" and generic is not None:
+            data = _carry_both(case, data, generic) if args.carry_both else carry_from_generic(data, generic, seed=0)
         td = time.perf_counter() - t0
         how = (f"its own trace test {own} (deviation {data.deviation:.0e}); " if own != "certified" else
                f"certified by its own trace test (deviation {data.deviation:.0e}), {data.loops} loops, {data.paths} paths,")
@@ -126,29 +125,38 @@ def _save(folder: Path | None, case: str, form: str, points) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         with open(folder / f"{case.replace(',', '')}_{form}.pkl", "wb") as f:
             pickle.dump({"system": points.system, "solutions": points.solutions, "u": points.u,
-                         "complete": points.complete, "traced": points.traced, "deviation": points.deviation}, f)
+                         "complete": points.complete, "traced": points.traced, "deviation": points.deviation,
+                         "margin": points.margin, "at_random": points.at_random, "target": points.target,
+                         "names": points.names, "per_function": points.per_function}, f)
 
 
 def _load(folder: Path | None, case: str, form: str) -> WeightPoints | None:
-    """One form's points as :func:`_save` wrote them (None without ``folder``); complete only where they were."""
+    """One form's points as :func:`_save` wrote them (None without ``folder``), with their completeness and trace
+    test (none recorded: not complete, and said so)."""
     if folder is None:
         return None
     with open(folder / f"{case.replace(',', '')}_{form}.pkl", "rb") as f:
         saved = pickle.load(f)
-    X = saved["solutions"]
-    return WeightPoints([], len(X), None, 0, 0, saved.get("complete", False), "loaded", saved.get("traced", False),
-                        deviation=saved.get("deviation", float("inf")), solutions=X, system=saved["system"],
-                        u=saved["u"])
+    if "complete" not in saved:
+        print(f"{case}: {form}'s pickle does not say whether its points are complete: taken as not complete")
+    X, per = saved["solutions"], saved.get("per_function", 1)
+    return WeightPoints([], len(X) // per, saved.get("target"), 0, 0, saved.get("complete", False), "loaded",
+                        saved.get("traced", False), saved.get("names", []), saved.get("at_random", len(X) // per),
+                        saved.get("deviation", float("inf")), saved.get("margin", float("nan")), X, saved["system"],
+                        saved["u"], per)
 
 
-def _carry_both(case: str, data, generic) -> None:
-    """The generic points carried to the data in V alone and in all the weights, each on a fresh copy of ``data``."""
+def _carry_both(case: str, data, generic):
+    """The generic points carried to the data in V alone and in all the weights, each on a fresh copy of ``data``;
+    the first (V alone, as ``m2bridge loss`` carries them)."""
+    carried = []
     for alone in (True, False):
         t0 = time.perf_counter()
-        carried = carry_from_generic(copy.copy(data), generic, seed=0, alone=alone)
+        carried.append(carry_from_generic(copy.copy(data), generic, seed=0, alone=alone))
         space = "V alone" if alone else "all the weights"
-        print(f"{case:7s} {'carry':8s} {space:26s} {carried.found} "
-              f"{carried.count('m', 0).certificate.split(':')[0]}, {time.perf_counter() - t0:.1f} s", flush=True)
+        print(f"{case:7s} {'carry':8s} {space:26s} {carried[-1].found} "
+              f"{carried[-1].count('m', 0).certificate.split(':')[0]}, {time.perf_counter() - t0:.1f} s", flush=True)
+    return carried[0]
 
 
 def _generic(case: str, param, model, Gg, ug, m2, args: argparse.Namespace):

@@ -104,7 +104,7 @@ def test_the_profile_form_homotopy_is_the_weight_spaces_with_the_best_a_in_close
     s = np.full(1, 0.4 + 0.3j)
     w, ok = tracker.track(H, w0, np.zeros(1), s)
     assert ok.all()
-    lifted = H.in_weights(w, s)
+    lifted = H.lifted(w, s)
     weights = FormHomotopy(a.weight_system, b.weight_system, ua, ub, gamma)
     assert np.abs(weights.residual(lifted, s[None, :])).max() < 1e-8 * max(1.0, np.abs(lifted).max())
 
@@ -130,7 +130,7 @@ def test_the_generic_points_are_carried_in_v_alone_and_in_all_the_weights_where_
     assert generic.complete and generic.traced
     for G, u, G_float, u_float, space in [(Gb, ub, np.array(Gb, dtype=float), np.array(ub, dtype=float), "in V alone"),
                                           (form.G_rational(), form.u, form.G_float(), form.u_float(),
-                                           "in all the weights (in V alone some paths")]:
+                                           "in all the weights (in V alone a path was lost")]:
         exact = profile_count(model, G, u, m2)
         found = profile_points(model, G_float, u_float, None, seed=3, chart_seed=0, max_loops=1)
         found.solutions, found.found, found.complete, found.traced = found.solutions[:1], 1, False, False

@@ -108,8 +108,9 @@ def form_homotopy(a: Any, b: Any, X: np.ndarray, ua: np.ndarray, ub: np.ndarray,
                   end_game: float = 1e-2, max_steps: int = 20000, condition: float = 1e10,
                   detours: int = 4) -> FormHomotopyResult:
     """The solutions ``X`` of the system ``a`` at ``ua`` (complete, for a generic form) carried to the system ``b``
-    at ``ub`` by :class:`FormHomotopy` (or the homotopy ``a.toward(b, ua, ub, gamma)`` where ``a`` has one): tracked to s = 1 - ``end_game``, where the ray of forms is generic, so that
-    the distinct ends there are all its solutions when there are as many as paths; then to s = 1, where paths may go
+    at ``ub`` by :class:`FormHomotopy` (or the homotopy ``a.toward(b, ua, ub, gamma)`` where ``a`` has one): tracked
+    to s = 1 - ``end_game``, where the ray of forms is generic, so that the distinct ends there are all its solutions
+    when there are as many as paths; then to s = 1, where paths may go
     to infinity or to singular solutions (positive dimensional components, points where solutions meet); the ends
     that arrive with a Jacobian whose condition scaled to the point (:func:`.dedup.nonsingular`) is below
     ``condition``, and distinct, are the nonsingular solutions at the end (distinct: apart by more than what double

@@ -24,7 +24,7 @@ from numba import njit
 
 KERNEL_FILES = ("kernels.py", "dd.py", "map_kernels.py", "profile_kernels.py", "slice_kernels.py", "extended.py",
                 "compiled.py")
-SOURCES = "acde1277f225e088"  # sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+SOURCES = "e29f61d601b96e5d"  # sources_stamp(): a change to any kernel file changes this line (numba recompiles)
 _STAMP_LINE = re.compile(r'^(SOURCES = ")[0-9a-f]*(".*)$', re.MULTILINE)  # the digest between the quotes
 
 
@@ -187,7 +187,7 @@ def step_control(accepted, t, h, hh, factor, max_step, min_step, size, bound, st
     return t, h, t >= 1 - 1e-14, failed
 
 
-# --- the profile system: r(w; u) = P^T e in whitened coordinates (m2bridge.metric.profile_points) ---------
+# --- a Newton correction, solves that give NaN where singular, an attention layer's matrix M(w) -------------
 
 @njit(**OPTIONS)
 def apply_correction(x, dx):

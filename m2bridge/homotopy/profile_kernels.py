@@ -21,17 +21,17 @@ from numba.extending import overload
 from m2bridge.homotopy.kernels import (OPTIONS, apply_correction, lu_factor, lu_solve, pencil, solve_or_nan,
                                        solve_two_or_nan)
 
-SOURCES = "acde1277f225e088"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+SOURCES = "e29f61d601b96e5d"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
 
 
 @njit(**OPTIONS)
 def work(m, n, k):
-    """The work arrays of one path: Mv, H, piv, a, c, e, P, Z, col, Jac, r, q, D P, d (ones), b, the rate's vector."""
+    """The work arrays of one path: Mv, H, piv, a, c, e, P, Z, col, Jac, r, q, D P, d, b, the rate's vector."""
     c = np.complex128
     return (np.empty((n, k), dtype=c), np.empty((k, k), dtype=c), np.empty(k, dtype=np.int64),
             np.empty(k, dtype=c), np.empty(n, dtype=c), np.empty(n, dtype=c), np.empty((n, m), dtype=c),
             np.empty((k, m), dtype=c), np.empty(k, dtype=c), np.empty((m, m), dtype=c), np.empty(m, dtype=c),
-            np.empty(k, dtype=c), np.empty((n, m), dtype=c), np.ones(n, dtype=c), np.empty(n, dtype=c),
+            np.empty(k, dtype=c), np.empty((n, m), dtype=c), np.empty(n, dtype=c), np.empty(n, dtype=c),
             np.empty(n, dtype=c))
 
 
@@ -141,10 +141,13 @@ def rate(qv, Bw, W, out):
 
 @njit(**OPTIONS)
 def profile_jacobian(x, u, D, W):
-    """Residual and Jacobian at (x, u) into W (:func:`least_squares_system`)."""
+    """Residual and Jacobian at (x, u) into W (:func:`least_squares_system`), the form the identity."""
+    d = W[13]
+    for j in range(d.shape[0]):
+        d[j] = 1.0
     pencil(x, D[0], W[0])
     gram(x, D[1], D[1], 1.0 + 0.0j, 0.0j, False, W[1])
-    return least_squares_system(D[0], W, W[13], u)
+    return least_squares_system(D[0], W, d, u)
 
 
 @njit(**OPTIONS)

@@ -146,7 +146,7 @@ class ProfileFormHomotopy:
         d, B = alpha * self.lam + s, alpha * (self.lam * self.ua) + s * self.ub
         return d, least_squares_parts(self.Bw, X, d, B)
 
-    def in_weights(self, X: np.ndarray, S: np.ndarray) -> np.ndarray:
+    def lifted(self, X: np.ndarray, S: np.ndarray) -> np.ndarray:
         """The points (w, a*) in all the weights: the weight space's form homotopy vanishes there where this one does."""
         return np.concatenate([X, self._parts(X, S)[1][2]], axis=1)
 

@@ -335,15 +335,16 @@ def _listed(system: Any, ends: np.ndarray, u: np.ndarray, per_function: int) -> 
 def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0, alone: bool = True) -> WeightPoints:
     """The data's critical points from the generic form's: where the trace test cannot certify the data's set (for a
     form under which critical points escape to infinity along a line of targets it fails however complete the set
-    is), the generic form's complete set (certified by its trace test or its exact count) is carried to the data's form and targets by
-    :func:`.homotopy.form_homotopy` on the same chart: in V alone where both are profile systems (their ``toward``
-    homotopy) and every path ends there at a nonsingular point, else in all the weights (``alone`` False: in all the
-    weights at once, as ``bench/past_groebner.py --carry-both`` compares). Every isolated nonsingular critical point at the data ends one
+    is), the generic form's complete set (certified by its trace test or its exact count) is carried to the data's
+    form and targets by :func:`.homotopy.form_homotopy` on the same chart: in V alone where both are profile systems
+    (their ``toward`` homotopy) and there every path ends at a distinct nonsingular point, the points found at the
+    data among them; else in all the weights (``alone`` False: in all the weights at once, as
+    ``bench/past_groebner.py --carry-both`` compares). Every isolated nonsingular critical point at the data ends one
     of its paths, so when every path reaches the end game and no two end together, the distinct nonsingular ends
     are all of them: a certified count. Where L paths are lost before the end game, each critical point at the data
-    that no path reached ends one of the L: so if the points found at the data add exactly L to the ends, they are all
-    of them too. ``data`` unchanged where the generic set is not complete, or where the carried ends do not contain
-    every point found at the data beyond those L (then something is wrong and nothing is certified)."""
+    that no path reached ends one of the L: so if the points found at the data add exactly L to the ends, they are
+    all of them too. ``data`` unchanged where the generic set is not complete, or where the carried ends do not
+    contain every point found at the data beyond those L (then something is wrong and nothing is certified)."""
     if not generic.complete or generic.solutions is None or data.solutions is None or not len(generic.solutions):
         return data
     rng = np.random.default_rng(seed + 43)
@@ -351,8 +352,9 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0,
     alone = alone and hasattr(system_a, "toward") and system_a.shares_map(system_b)
     res = form_homotopy(system_a, system_b, start, generic.u, data.u, rng) if alone else None
     space = "in V alone (the best A in closed form)"
-    if res is None or res.ended_elsewhere or not res.complete:
-        space = "in all the weights" + (" (in V alone some paths did not end at nonsingular points)" if alone else "")
+    if res is None or res.ended_elsewhere or not res.complete or len(new_points(res.points, found)):
+        space = "in all the weights" + (" (in V alone a path was lost, ended elsewhere or missed a point found at "
+                                         "the data)" if alone else "")
         # in all the weights, where the system is linear in (G, G u) and the homotopy's forms are a ray of forms: also
         # where a path in V alone ended elsewhere (at infinity, or where the least squares in A is degenerate)
         system_a, start = system_a.in_weights(start, generic.u)

@@ -40,7 +40,7 @@ from m2bridge.homotopy.slice_kernels import SliceTables
 from m2bridge.homotopy.tables import (DistanceTables, FormTables, PolynomialTables, ProfileFormTables, ProfileTables,
                                       WeightTables)
 
-SOURCES = "e29f61d601b96e5d"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+SOURCES = "ccbfe484df103696"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
 
 
 ACCEPT = 1e-8  # the floor: a last Newton correction below (ACCEPT + FAR |x|) |x| counts as contracted (|x| >= 1)

@@ -19,7 +19,7 @@ from numba.extending import intrinsic
 
 from m2bridge.homotopy.kernels import OPTIONS
 
-SOURCES = "e29f61d601b96e5d"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+SOURCES = "ccbfe484df103696"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
 
 
 @njit(**OPTIONS)

@@ -21,7 +21,7 @@ from numba.extending import overload
 from m2bridge.homotopy.kernels import (OPTIONS, apply_correction, lu_factor, lu_solve, pencil, solve_or_nan,
                                        solve_two_or_nan)
 
-SOURCES = "e29f61d601b96e5d"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+SOURCES = "ccbfe484df103696"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
 
 
 @njit(**OPTIONS)
@@ -64,17 +64,23 @@ def gram(x, S, Sl, beta, alpha, weighted, H):
 
 
 @njit(**OPTIONS)
+def transpose_times(M, v, out):
+    """out = M^T v."""
+    for l in range(M.shape[1]):
+        s = 0.0 + 0.0j
+        for j in range(M.shape[0]):
+            s += M[j, l] * v[j]
+        out[l] = s
+
+
+@njit(**OPTIONS)
 def least_squares_system(Bw, W, d, b):
     """From M (W[0]) and H (W[1]): a = H^-1 M^T b, c = M a, e = d c - b, P, D P, the residual r = P^T e and the
     Jacobian P^T D P - Z^T H^-1 Z into W; False where H is singular."""
     Mv, H, piv, a, c, e, P = W[0], W[1], W[2], W[3], W[4], W[5], W[6]
     Z, col, Jac, r, DP = W[7], W[8], W[9], W[10], W[12]
     m, n, k = Bw.shape[0] - 1, Bw.shape[1], Bw.shape[2]
-    for l in range(k):
-        s = 0.0 + 0.0j
-        for j in range(n):
-            s += Mv[j, l] * b[j]
-        a[l] = s
+    transpose_times(Mv, b, a)
     if not lu_factor(H, piv):
         return False
     lu_solve(H, piv, a)
@@ -122,11 +128,7 @@ def rate(qv, Bw, W, out):
     fixed a, from the parts :func:`least_squares_system` left in W."""
     Mv, H, piv, P, Z, q = W[0], W[1], W[2], W[6], W[7], W[11]
     m, n, k = Bw.shape[0] - 1, Bw.shape[1], Bw.shape[2]
-    for l in range(k):
-        s = 0.0 + 0.0j
-        for j in range(n):
-            s += Mv[j, l] * qv[j]
-        q[l] = s
+    transpose_times(Mv, qv, q)
     lu_solve(H, piv, q)
     for i in range(m):
         s = 0.0 + 0.0j

@@ -8,7 +8,8 @@ form's points carried to the data by a coefficient-parameter homotopy (:func:`m2
 
 ``--carry-both`` carries the generic points to the data both ways side by side: in V alone (the profile form
 homotopy, the default) and in all the weights (the weight space's form homotopy, as before); ``--load DIR`` takes each
-form's points from the pickles ``--save`` wrote (their monodromy is not run again).
+form's points from the pickles ``--save`` wrote (their monodromy is not run again); ``--no-data-monodromy`` takes the
+data's count from the carried generic points alone.
 
 ``--leave-one-out`` adds a control to each certified generic count: the trace test again on a fresh line, once on all
 the points and once with one random point left out, whose margin must jump from about 1e-11 to about 1 (the test's
@@ -16,7 +17,7 @@ power at this size, measured beside its certificate).
 
 Usage: python bench/past_groebner.py [--cases 2,1 2,2 2,3] [--limit SECONDS] [--generic-only | --data-only]
                                      [--workers N] [--data-seconds SECONDS] [--progress] [--save DIR]
-                                     [--leave-one-out] [--carry-both] [--load DIR]
+                                     [--leave-one-out] [--carry-both] [--load DIR] [--no-data-monodromy]
 """
 
 from __future__ import annotations
@@ -77,11 +78,15 @@ def main() -> None:
                          "the data's as its own monodromy found them, before any carrying)")
     ap.add_argument("--carry-both", action="store_true",
                     help="carry the generic points to the data in V alone and in all the weights, side by side")
+    ap.add_argument("--no-data-monodromy", action="store_true",
+                    help="no monodromy at the data: its count from the generic points carried to it alone")
     ap.add_argument("--load", type=Path, default=None,
                     help="take each form's points from DIR/<d><dp>_<form>.pkl (written by --save) instead of monodromy")
     ap.add_argument("--leave-one-out", action="store_true",
                     help="the trace test on a fresh line with all the generic points and with one left out (a control)")
     args = ap.parse_args()
+    if args.no_data_monodromy and (args.data_only or args.generic_only):
+        ap.error("--no-data-monodromy carries the generic points: not with --data-only or --generic-only")
     with tracking_workers(args.workers or os.cpu_count()):
         _run(args)
 
@@ -101,8 +106,10 @@ def _run(args: argparse.Namespace) -> None:
         if args.generic_only:
             continue
         t0 = time.perf_counter()
-        data = _load(args.load, case, "data") or profile_points(model, form.G_float(), form.u_float(), None, seed=0,
-                                                                 seconds=args.data_seconds, progress=args.progress)
+        data = _load(args.load, case, "data") or (
+            _no_points(generic, form) if args.no_data_monodromy else
+            profile_points(model, form.G_float(), form.u_float(), None, seed=0, seconds=args.data_seconds,
+                           progress=args.progress))
         _save(args.save, case, "data", data)
         own = data.count("monodromy", 0).certificate.split(":")[0]
         found = data.found
@@ -144,6 +151,13 @@ def _load(folder: Path | None, case: str, form: str) -> WeightPoints | None:
                         saved.get("traced", False), saved.get("names", []), saved.get("at_random", len(X) // per),
                         saved.get("deviation", float("inf")), saved.get("margin", float("nan")), X, saved["system"],
                         saved["u"], per)
+
+
+def _no_points(generic, form) -> WeightPoints:
+    """The data's system on the generic points' chart with no points found there (``--no-data-monodromy``)."""
+    system = generic.system.with_form(form.G_float())
+    return WeightPoints([], 0, None, 0, 0, False, "no monodromy at the data", solutions=np.zeros((0, system.m),
+                        dtype=complex), system=system, u=np.asarray(form.u_float(), dtype=complex))
 
 
 def _carry_both(case: str, data, generic):

@@ -100,9 +100,7 @@ class ProfileTables:
             raise ValueError("a profile system's tables are Bw (m + 1, n, k) and an n x n factor L")
         self.n, self.unknowns = Bw.shape[1], Bw.shape[0] - 1
         self.L = L
-        pairs = [(i, j) for i in range(Bw.shape[0]) for j in range(i, Bw.shape[0])]
-        S = np.array([gram_pair(Bw[i], Bw[j], i != j) for i, j in pairs])
-        self.data = (Bw, np.ascontiguousarray(S))
+        self.data = (Bw, gram_sums(Bw))
 
     def parameters(self, U: np.ndarray) -> np.ndarray:
         """The targets as the kernel reads them: whitened, u L."""
@@ -122,19 +120,21 @@ class ProfileFormTables:
             raise ValueError("a profile form homotopy's tables are Bw (m + 1, n, k), the form's n diagonal entries "
                              "and two targets")
         self.n, self.unknowns = 1, Bw.shape[0] - 1
-        pairs = [(i, j) for i in range(Bw.shape[0]) for j in range(i, Bw.shape[0])]
-        S = np.array([gram_pair(Bw[i], Bw[j], i != j) for i, j in pairs])
-        Sl = np.array([gram_pair(Bw[i], lam[:, None] * Bw[j], i != j) for i, j in pairs])
         va, g = lam * ua, np.array([gamma], dtype=complex)
-        self.data = (Bw, np.ascontiguousarray(S), np.ascontiguousarray(Sl), lam, va, ub, g,
+        self.data = (Bw, gram_sums(Bw), gram_sums(Bw, lam), lam, va, ub, g,
                      np.ascontiguousarray(1 - gamma * lam), np.ascontiguousarray(ub - gamma * va))
 
 
-def gram_pair(Bi: np.ndarray, DBj: np.ndarray, both: bool) -> np.ndarray:
-    """Bi^T D Bj + Bj^T D Bi (``both``) or Bi^T D Bi, D diagonal and given as ``DBj`` = D Bj: one term of a Gram sum
-    from which H = M^T D M is summed (M = B_0 + sum_i w_i B_i)."""
-    term = Bi.T @ DBj
-    return term + term.T if both else term
+def gram_sums(Bw: np.ndarray, d: np.ndarray | None = None) -> np.ndarray:
+    """The Gram sums S_ij = Bw_i^T D Bw_j + Bw_j^T D Bw_i (i < j; S_ii = Bw_i^T D Bw_i), i <= j in order, D = diag(d)
+    (None: the identity), from which the kernels sum H = M^T D M = sum_{i <= j} w_i w_j S_ij (M = sum_i w_i Bw_i,
+    w_0 = 1)."""
+    sums = []
+    for i in range(Bw.shape[0]):
+        for j in range(i, Bw.shape[0]):
+            term = Bw[i].T @ (Bw[j] if d is None else d[:, None] * Bw[j])
+            sums.append(term + term.T if i != j else term)
+    return np.ascontiguousarray(np.array(sums))
 
 
 class WeightTables:

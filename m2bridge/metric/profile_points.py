@@ -77,13 +77,9 @@ class ProfileSystem:
         """The Jacobian P^T P - Z^T H^-1 Z, and where ``du`` (whitened) is given -dr/dt along it."""
         return least_squares_jacobian(self.Bw, Mv, H, P, e, None, du)
 
-    @staticmethod
-    def _residual(P: np.ndarray, e: np.ndarray) -> np.ndarray:
-        return np.matmul(e[:, None, :], P)[:, 0, :]
-
     def residual(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
         *_, P, e = self._parts(X, U)
-        return self._residual(P, e)
+        return least_squares_residual(P, e)
 
     def jacobian(self, X: np.ndarray, U: np.ndarray) -> np.ndarray:
         Mv, H, _, _, P, e = self._parts(X, U)
@@ -92,7 +88,7 @@ class ProfileSystem:
     def residual_and_jacobian(self, X: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Both from one evaluation (a Newton step)."""
         Mv, H, _, _, P, e = self._parts(X, U)
-        return self._residual(P, e), self._jacobian(Mv, H, P, e)[0]
+        return least_squares_residual(P, e), self._jacobian(Mv, H, P, e)[0]
 
     def velocity(self, X: np.ndarray, du: np.ndarray, U: np.ndarray) -> np.ndarray:
         """dw/dt along u(t) = u_a + t du: Jac dw = -dr/dt = P^T du - Z^T H^-1 M^T du (whitened)."""
@@ -138,12 +134,14 @@ class ProfileFormHomotopy:
         self.gamma = complex(gamma)
         self.n, self.unknowns = 1, b.unknowns
         self.kernel_data = ProfileFormTables(self.Bw, self.lam, self.ua, self.ub, self.gamma)
+        # lam u_a, and the derivatives in s of the form's diagonal and of the vector, as the kernel reads them
+        self.va, self.dlam, self.dv = (self.kernel_data.data[i] for i in (4, 7, 8))
 
     def _parts(self, X: np.ndarray, S: np.ndarray):
         """The form's diagonal and the vector at each point's s, and :func:`least_squares_parts` there."""
         s = np.broadcast_to(np.asarray(S, dtype=complex).reshape(-1), (X.shape[0],))[:, None]
         alpha = self.gamma * (1 - s)
-        d, B = alpha * self.lam + s, alpha * (self.lam * self.ua) + s * self.ub
+        d, B = alpha * self.lam + s, alpha * self.va + s * self.ub
         return d, least_squares_parts(self.Bw, X, d, B)
 
     def lifted(self, X: np.ndarray, S: np.ndarray) -> np.ndarray:
@@ -152,7 +150,7 @@ class ProfileFormHomotopy:
 
     def residual(self, X: np.ndarray, S: np.ndarray) -> np.ndarray:
         *_, P, e = self._parts(X, S)[1]
-        return np.matmul(e[:, None, :], P)[:, 0, :]
+        return least_squares_residual(P, e)
 
     def jacobian(self, X: np.ndarray, S: np.ndarray) -> np.ndarray:
         d, (Mv, H, _, _, P, e) = self._parts(X, S)
@@ -160,13 +158,13 @@ class ProfileFormHomotopy:
 
     def residual_and_jacobian(self, X: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         d, (Mv, H, _, _, P, e) = self._parts(X, S)
-        return np.matmul(e[:, None, :], P)[:, 0, :], least_squares_jacobian(self.Bw, Mv, H, P, e, d)[0]
+        return least_squares_residual(P, e), least_squares_jacobian(self.Bw, Mv, H, P, e, d)[0]
 
     def velocity(self, X: np.ndarray, ds: np.ndarray, S: np.ndarray) -> np.ndarray:
         """dw/dt along s(t) = s_a + t ds: Jac dw = P^T q - Z^T H^-1 M^T q with q = ds (d vector/ds - d form/ds c)."""
         d, (Mv, H, _, c, P, e) = self._parts(X, S)
         ds = np.asarray(ds, dtype=complex).reshape(-1, 1)
-        q = ds * ((self.ub - self.gamma * self.lam * self.ua) - (1 - self.gamma * self.lam) * c)
+        q = ds * (self.dv - self.dlam * c)
         Jac, rhs = least_squares_jacobian(self.Bw, Mv, H, P, e, d, q)
         return solve_linear(Jac, rhs)
 
@@ -182,6 +180,11 @@ def least_squares_parts(Bw: np.ndarray, X: np.ndarray, d: np.ndarray | None, B: 
     c = np.matmul(Mv, a[:, :, None])[:, :, 0]
     P = (Bw[1:].reshape(m * n, k) @ a.T).reshape(m, n, b).transpose(2, 1, 0)
     return Mv, H, a, c, P, (c if d is None else d * c) - B
+
+
+def least_squares_residual(P: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """The profile system's residual r = P^T e at every point, from :func:`least_squares_parts`."""
+    return np.matmul(e[:, None, :], P)[:, 0, :]
 
 
 def least_squares_jacobian(Bw: np.ndarray, Mv: np.ndarray, H: np.ndarray, P: np.ndarray, e: np.ndarray,

@@ -351,8 +351,9 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0,
     system_a, start, system_b, found = generic.system, generic.solutions, data.system, data.solutions
     alone = alone and hasattr(system_a, "toward") and system_a.shares_map(system_b)
     res = form_homotopy(system_a, system_b, start, generic.u, data.u, rng) if alone else None
+    extra = new_points(res.points, found) if res is not None else None  # points found at the data, not carried
     space = "in V alone (the best A in closed form)"
-    if res is None or res.ended_elsewhere or not res.complete or len(new_points(res.points, found)):
+    if res is None or res.ended_elsewhere or not res.complete or len(extra):
         space = "in all the weights" + (" (in V alone a path was lost, ended elsewhere or missed a point found at "
                                          "the data)" if alone else "")
         # in all the weights, where the system is linear in (G, G u) and the homotopy's forms are a ray of forms: also
@@ -360,8 +361,8 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0,
         system_a, start = system_a.in_weights(start, generic.u)
         system_b, found = system_b.in_weights(found, data.u)
         res = form_homotopy(system_a, system_b, start, generic.u, data.u, rng)
+        extra = new_points(res.points, found)
     ends = res.points
-    extra = new_points(ends, found)
     missing = len(extra)
     lost_found = (res.lost > 0 and not res.repeated and missing == res.lost  # the lost paths' ends, as form_homotopy
                   and bool(nonsingular(system_b, extra, data.u).all()))  # asks of every end

@@ -155,9 +155,8 @@ def _load(folder: Path | None, case: str, form: str) -> WeightPoints | None:
 
 def _no_points(generic, form) -> WeightPoints:
     """The data's system on the generic points' chart with no points found there (``--no-data-monodromy``)."""
-    system = generic.system.with_form(form.G_float())
-    return WeightPoints([], 0, None, 0, 0, False, "no monodromy at the data", solutions=np.zeros((0, system.m),
-                        dtype=complex), system=system, u=np.asarray(form.u_float(), dtype=complex))
+    return WeightPoints.unsearched(generic.system.with_form(form.G_float()), form.u_float(),
+                                   "no monodromy at the data", generic.per_function)
 
 
 def _carry_both(case: str, data, generic):

@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 from m2bridge import LightningAttention
+from m2bridge.errors import ArchitectureError
 from m2bridge.exact.counts import critical_count
+from m2bridge.exact.problem import parametrization
 from m2bridge.metric.data import generate_dataset
 
 
@@ -62,7 +64,6 @@ def test_weight_space_monodromy_finds_every_critical_point_of_a_skip_layer(m2):
     # (2,2) with a skip connection and a teacher: the targets Y - X are the teacher's attention part, so monodromy must
     # reach the exact count and find the teacher's function as a real minimum with zero loss attained by real weights;
     # every real point is critical on the closure: G (c - u) is normal to the image of the Jacobian at its weights
-    from m2bridge.exact.problem import parametrization
     from m2bridge.metric.loss import loss_report
     from m2bridge.exact.problem import coordinate_functions
 
@@ -133,6 +134,41 @@ def test_no_generic_gives_the_data_all_the_time_and_compares_nothing(m2, monkeyp
     generic = report.generic_ed_degree
     assert generic.value is None and generic.status is Status.NOT_COMPUTED and "--no-generic" in generic.certificate
     assert "--no-generic" in report.comparison() and report.to_dict()["data_equals_generic"] is None
+
+
+def test_generic_first_carries_to_the_data_without_its_own_monodromy(m2, monkeypatch):
+    # (2,1), every exact count stopped at once, --generic-first: monodromy runs once, at the generic form (its 14
+    # points certified by their trace test), and the data's 14 (Lagrange's count on the quartic, test above) come from
+    # carrying them, with no monodromy at the data's form; a teacher's targets: the point of zero loss is among them,
+    # with weights that give it
+    from m2bridge.metric import loss
+
+    _exact_counts_run_past_their_limit(monkeypatch, m2)
+    forms = []
+    real_profile_points = loss.profile_points
+
+    def counted(model, G, *args, **kwargs):
+        forms.append(G.copy())
+        return real_profile_points(model, G, *args, **kwargs)
+
+    monkeypatch.setattr(loss, "profile_points", counted)
+    arch = LightningAttention((2, 1), 2, 2)
+    data = generate_dataset(arch, 5, seed=3)
+    report = loss.loss_report(arch, data, m2, seed=1, timeout=300, locus_seconds=0, count_seconds=0.5,
+                              generic_first=True, runs=0)
+    assert len(forms) == 1 and not np.allclose(forms[0], report.form.G_float())  # the generic form's only
+    assert report.generic_ed_degree.value == 14
+    assert report.generic_ed_degree.certificate.startswith("certified: the trace test passes")
+    count = report.ed_degree
+    assert count.value == 14 and count.certificate.startswith("certified: the 14 solutions for the generic form"), count
+    assert count.status.certain and report.points_complete
+    best = min(report.points, key=lambda p: p.loss)
+    assert best.loss + float(report.form.residual) < 1e-8 and best.attained
+    param = parametrization(arch)
+    c = np.array(param.evaluate(dict(zip(param.weights, best.weights))), dtype=float)
+    assert np.abs(c - report.form.u_float()).max() < 1e-6  # the fit, from the listed weights in the network's order
+    with pytest.raises(ArchitectureError, match="drop one"):
+        loss.loss_report(arch, data, m2, generic=False, generic_first=True)
 
 
 def test_the_loss_carries_the_generic_points_where_the_datas_trace_test_fails(m2, monkeypatch):

@@ -38,7 +38,8 @@ def cmd_loss(args: argparse.Namespace) -> int:
     with path_workers(args):
         report = loss_report(arch, data, seed=args.seed, runs=args.runs, timeout=args.timeout,
                              progress=not args.json, locus_seconds=args.locus_seconds,
-                             count_seconds=args.count_seconds, force=args.force, generic=not args.no_generic)
+                             count_seconds=args.count_seconds, force=args.force, generic=not args.no_generic,
+                             generic_first=args.generic_first)
     if args.plot:
         from m2bridge.report.plots import training_plot
 
@@ -113,6 +114,11 @@ def register(sub: Any) -> None:
                    help="skip the generic form's count (exact and by monodromy): the data's count gets all the time, "
                         "without the comparison and without the generic points that a data count left as a lower bound "
                         "would be carried from")
+    p.add_argument("--generic-first", action="store_true",
+                   help="where the data's exact count does not finish: search the generic form's points first, with "
+                        "most of the time, and carry them to the data, whose own monodromy runs only if that carry "
+                        "does not certify its count (for layers such as (4,1), whose data's own trace test decides "
+                        "late; not for those whose generic count is out of reach, such as (3,2))")
     add_path_workers(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the data, the generic form and the runs")
     p.add_argument("--force", action="store_true",

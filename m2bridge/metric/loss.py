@@ -177,7 +177,8 @@ def check_loss_feasible(arch: AttentionNetwork, force: bool = False) -> None:
 def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = None, seed: int = 0,
                 runs: int = 0, timeout: float | None = None, attain: bool = True,
                 progress: bool = False, locus_seconds: float = 60.0, count_seconds: float | None = None,
-                force: bool = False, workers: int | None = None, generic: bool = True) -> LossReport:
+                force: bool = False, workers: int | None = None, generic: bool = True,
+                generic_first: bool = False) -> LossReport:
     """Everything ``m2bridge loss`` prints, for one network and one dataset (see the module docstring);
     ``locus_seconds``: the time limit of each step of the critical points on the critical locus (0: skip them);
     ``count_seconds``: the time limit of each exact count of one layer, past which monodromy with the trace test
@@ -185,15 +186,23 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
     default; ``workers``: local processes that track the homotopy paths (default one; the same points whatever
     their number); ``generic``: False skips the generic form's count (exact and by monodromy), so that the data's
     gets all the time, at the price of the comparison and of the generic points a data count left as a lower bound
-    would be carried from. Networks beyond the loss's exact path are refused (:func:`check_loss_feasible`)."""
+    would be carried from; ``generic_first``: where the data's exact count did not finish, the generic form's points
+    are searched first, with most of the time, and carried to the data, whose own monodromy runs only where that
+    carry does not certify its count (for layers whose data's own trace test decides late or never, such as
+    (4,1)'s; the default order, the data's first, suits those whose generic count is out of reach, such as (3,2)'s).
+    Networks beyond the loss's exact path are refused (:func:`check_loss_feasible`)."""
+    if generic_first and not generic:
+        raise ArchitectureError("--generic-first searches the generic form's points first, and --no-generic skips "
+                                "them: drop one of the two")
     with tracking_workers(workers):
         return _loss_report(arch, data, m2, seed, runs, timeout, attain, progress, locus_seconds, count_seconds,
-                            force, generic)
+                            force, generic, generic_first)
 
 
 def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, seed: int, runs: int,
                  timeout: float | None, attain: bool, progress: bool, locus_seconds: float,
-                 count_seconds: float | None, force: bool, generic_count: bool = True) -> LossReport:
+                 count_seconds: float | None, force: bool, generic_count: bool = True,
+                 generic_first: bool = False) -> LossReport:
     from m2bridge.bridge.session import default_session
     from m2bridge.exact.problem import parametrization
 
@@ -246,17 +255,18 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
                      "for each V the best A is a linear least-squares solution, so the counts need only the unknowns "
                      "of V"),
                  f"for this G at random targets u: {at_random_u}"]
-        t1 = time.perf_counter()
         # the points: monodromy in V alone with the best A in closed form (fewer unknowns than all the weights: (2,2)
         # generic, 284 points in 6.9 s against 24.5 s, bench/monodromy.py), also for d' > d, where its counts agree
         # with the weight-space ones ((2,3): 92 for teacher data, 1324 generic)
-        found = profile_points(model, form.G_float(), form.u_float(), at_random_u.value, count.value, seed=seed,
-                               seconds=run.share(0.5 if generic_count else 0.9), progress=progress)
+        at_data = count.value
         count, generic, found = _past_groebner(
-            count, generic, found, _MONODROMY, run, t1, seed,
+            count, generic, form, _MONODROMY, run, seed,
+            lambda left: profile_points(model, form.G_float(), form.u_float(), at_random_u.value, at_data,
+                                        seed=seed, seconds=left, progress=progress),
             (lambda left, target: profile_points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float), target,
-                                                 None, seed=seed + 1, seconds=left, chart_seed=seed))
-            if generic_count else None)
+                                                 None, seed=seed + 1, seconds=left, chart_seed=seed,
+                                                 progress=progress and generic_first))
+            if generic_count else None, generic_first)
         real, total = found.points, found.found
         notes.append(found.note)
         _to_param_order(real, found.names, param)
@@ -265,7 +275,7 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
     else:
         count, generic, real, total, more, complete = _closure_counts(inner, param, G, Gg, ug, form, m2, timeout,
                                                                       seed, progress, count_seconds, force,
-                                                                      generic_count)
+                                                                      generic_count, generic_first)
         notes += more
         unattained = [p for p in real if not p.attained]
     if attain and unattained:
@@ -314,19 +324,40 @@ def _within(count: Any, timeout: float | None, count_seconds: float | None) -> C
                      f"within {limit:g} s (--count-seconds)", {}, limit, status=Status.NOT_COMPUTED)
 
 
-def _past_groebner(count: Count, generic: Count, found: WeightPoints, how: str, run: Budget, t1: float, seed: int,
-                   generic_points: Callable[[float | None, int | None], WeightPoints] | None
-                   ) -> tuple[Count, Count, WeightPoints]:
-    """Where the exact count did not finish: the count at the data from the points monodromy found there (``found``, started at
-    ``t1``), and the generic one from monodromy at the generic form (``generic_points(a share of what is left of
-    the run, the exact number of solutions if known)``), each with its certificate (the trace test, or a lower
-    bound). Where the data's count is only a lower bound (the trace test fails for data-induced forms under which
-    critical points escape to infinity), the generic form's complete set is carried to the data
-    (:func:`carry_from_generic`), which certifies it. ``generic_points`` None: the generic form is skipped."""
+def _past_groebner(count: Count, generic: Count, form: DataForm, how: str, run: Budget, seed: int,
+                   data_points: Callable[[float | None], WeightPoints],
+                   generic_points: Callable[[float | None, int | None], WeightPoints] | None,
+                   generic_first: bool = False) -> tuple[Count, Count, WeightPoints]:
+    """The points at the data and, where the exact counts did not finish, the counts from them, each with its
+    certificate (the trace test, or a lower bound): ``data_points(seconds)`` by monodromy at the data (its share of
+    what is left of the run), ``generic_points(seconds, the exact number of solutions if known)`` at the generic form
+    (None: skipped). Where the data's count is only a lower bound (the trace test fails for data-induced forms under
+    which critical points escape to infinity, and decides late where they are many), the generic form's complete set
+    is carried to the data (:func:`carry_from_generic`), which certifies it. ``generic_first`` (where the data's
+    exact count did not finish): the generic form's points first, with most of the time, carried to the data, and
+    the data's own monodromy only where that does not certify."""
+    t1 = time.perf_counter()
+    first = generic_first and generic_points is not None and count.value is None
+    points = None
+    if first:
+        points = generic_points(run.share(0.85), generic.exact_solutions)
+        if generic.value is None:
+            generic = points.count(how, time.perf_counter() - t1)
+        nowhere = WeightPoints.unsearched(points.system.with_form(form.G_float()), form.u_float(),
+                                          "no monodromy at the data (--generic-first)", points.per_function)
+        found = carry_from_generic(nowhere, points, seed)
+        if found.carried:
+            return found.count(how + "; the count carried from the generic form's points", time.perf_counter() - t1), \
+                generic, found
+        note = found.note
+    found = data_points(run.share(0.9 if first or generic_points is None else 0.5))
+    if first:
+        found.note = (f"the generic form's points first (--generic-first), then monodromy at the data: {note}; "
+                      + found.note)
     if count.value is None:
         count = found.count(how, time.perf_counter() - t1)
     lower = count.status is Status.LOWER_BOUND
-    if generic_points is not None and (generic.value is None or lower):
+    if not first and generic_points is not None and (generic.value is None or lower):
         t2 = time.perf_counter()
         points = generic_points(run.share(0.5), generic.exact_solutions)
         if generic.value is None:
@@ -347,7 +378,8 @@ def _to_param_order(points: list[CriticalPoint], names: list[Any], param: Any) -
             p.weights = [where.get(s, 1.0) for s in param.weights]
 
 
-def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds, notes, generic_count=True):
+def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds, notes, generic_count=True,
+                  generic_first=False):
     """The counts in weight space on a chart that cuts the generic fiber (of dimension len(weights) - r) to finitely
     many points (:func:`chart_weights`), divided by the chart's points in a generic fiber (counted); the points by
     monodromy on that chart, which also counts, with the trace test, where F4 does not finish within
@@ -379,21 +411,22 @@ def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_
     W0[chart] = 1.0
     system = PolynomialSystem(param.reduced, param.weights, form.G_float(), W0,
                               np.eye(m)[:, [i for i in range(m) if i not in chart]])
-    t1 = time.perf_counter()
-    found = system_points(system, form.u_float(), at_random_u.exact_solutions, count.exact_solutions, seed=seed,
-                          seconds=run.share(0.5 if generic_count else 0.9), progress=progress, per_function=per)
+    at_data = count.exact_solutions
     count, generic, found = _past_groebner(
-        count, generic, found, f"monodromy in weight space on the chart {fixed} = 1, the exact count's Groebner "
-        "bases not having finished", run, t1, seed,
+        count, generic, form, f"monodromy in weight space on the chart {fixed} = 1, the exact count's Groebner "
+        "bases not having finished", run, seed,
+        lambda left: system_points(system, form.u_float(), at_random_u.exact_solutions, at_data, seed=seed,
+                                   seconds=left, progress=progress, per_function=per),
         (lambda left, target: system_points(system.with_form(np.array(Gg, dtype=float)), np.array(ug, dtype=float),
-                                            target, None, seed=seed + 1, seconds=left, per_function=per))
-        if generic_count else None)
+                                            target, None, seed=seed + 1, seconds=left, per_function=per,
+                                            progress=progress and generic_first))
+        if generic_count else None, generic_first)
     notes.append(f"the points: monodromy in weight space on the chart {fixed} = 1; " + found.note)
     return count, generic, found.points, found.found, notes, found.complete
 
 
 def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds=None, force=False,
-                    generic_count=True):
+                    generic_count=True, generic_first=False):
     """The counts from the closure's equations (a hypersurface: Lagrange, and the points from the ideal over QQ), or
     in weight space when the generic fiber is the scaling; for the layers :func:`profile_model` does not cover."""
     from m2bridge.exact.compute import exact_dimension, implicitize
@@ -449,7 +482,7 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, c
         points = critical_points(gens, n, G, form.u, m2, timeout=timeout, seed=seed)
     else:  # in weight space on a chart of the generic fiber: fewer unknowns than Lagrange multipliers
         return _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds, notes,
-                             generic_count)
+                             generic_count, generic_first)
     if points and count.value is not None and len(points) != count.value:
         notes.append(f"{len(points)} points from the ideal over QQ against {count.value} counted modulo primes")
     complete = bool(points) and count.value is not None and len(points) == count.value  # all, from the ideal over QQ

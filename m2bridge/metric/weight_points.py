@@ -224,6 +224,14 @@ class WeightPoints:
     carried: str = ""  # the certificate of a count carried from a generic form's complete set (form homotopy)
     carried_status: Status = Status.LOWER_BOUND  # and its status
 
+    @classmethod
+    def unsearched(cls, system: Any, u: np.ndarray, note: str, per_function: int = 1) -> "WeightPoints":
+        """No points found yet for ``system`` at the targets ``u`` (no monodromy there): what
+        :func:`carry_from_generic` carries a generic form's points to."""
+        return cls([], 0, None, 0, 0, False, note, names=list(system.names),
+                   solutions=np.zeros((0, system.unknowns), dtype=complex), system=system,
+                   u=np.asarray(u, dtype=complex), per_function=per_function)
+
     def count(self, method: str, seconds: float) -> Count:
         """The number of critical points at the data as a :class:`Count`: certified when the trace test passed at the
         random target and as many distinct solutions were found at the data (the number of isolated nonsingular

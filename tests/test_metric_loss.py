@@ -171,6 +171,30 @@ def test_generic_first_carries_to_the_data_without_its_own_monodromy(m2, monkeyp
         loss.loss_report(arch, data, m2, generic=False, generic_first=True)
 
 
+def test_generic_first_without_a_certificate_keeps_the_carried_points_as_a_lower_bound(m2, monkeypatch):
+    # (2,1), --generic-first, every trace test made to fail (as at a form with points escaping to infinity): the
+    # generic set is not complete, so its carry certifies nothing, but its distinct ends are critical points at the
+    # data: the count is a lower bound that says so, with the 14 points (Lagrange's count) all there, the data's own
+    # monodromy joined to them
+    from m2bridge import homotopy
+    from m2bridge.homotopy import pipeline
+    from m2bridge.metric.loss import loss_report
+    from m2bridge.results import Status
+
+    monkeypatch.setattr(pipeline, "trace_test", lambda *args, **kwargs: homotopy.TraceTest(False, 1e-2))
+    _exact_counts_run_past_their_limit(monkeypatch, m2)
+    arch = LightningAttention((2, 1), 2, 2)
+    report = loss_report(arch, generate_dataset(arch, 5, seed=3), m2, seed=1, timeout=300, locus_seconds=0,
+                         count_seconds=0.5, generic_first=True, runs=0)
+    generic, count = report.generic_ed_degree, report.ed_degree
+    assert generic.status is Status.LOWER_BOUND and count.status is Status.LOWER_BOUND
+    assert count.value == 14 and count.certificate.startswith("lower bound: the 14 solutions found for the generic "
+                                                              "form (not complete"), count
+    note = [n for n in report.notes if "--generic-first" in n][0]
+    assert "then monodromy at the data" in note and not report.points_complete
+    assert min(p.loss for p in report.points) + float(report.form.residual) < 1e-8  # the teacher among them
+
+
 def test_the_loss_carries_the_generic_points_where_the_datas_trace_test_fails(m2, monkeypatch):
     # (2,1), every exact count stopped at once: the trace test is made to fail for the data's form (as it does for
     # forms under which critical points escape to infinity), so the data's count comes from the generic form's 14

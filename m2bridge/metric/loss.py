@@ -41,6 +41,7 @@ from m2bridge.metric.weight_points import (
     PolynomialSystem,
     WeightPoints,
     carry_from_generic,
+    joined,
     system_points,
 )
 from m2bridge.metric.weights import jacobian_rank
@@ -338,22 +339,26 @@ def _past_groebner(count: Count, generic: Count, form: DataForm, how: str, run: 
     the data's own monodromy only where that does not certify."""
     t1 = time.perf_counter()
     first = generic_first and generic_points is not None and count.value is None
-    points = None
     if first:
-        points = generic_points(run.share(0.85), generic.exact_solutions)
+        points = generic_points(run.share(0.8), generic.exact_solutions)
         if generic.value is None:
             generic = points.count(how, time.perf_counter() - t1)
         nowhere = WeightPoints.unsearched(points.system.with_form(form.G_float()), form.u_float(),
-                                          "no monodromy at the data (--generic-first)", points.per_function)
-        found = carry_from_generic(nowhere, points, seed)
-        if found.carried:
-            return found.count(how + "; the count carried from the generic form's points", time.perf_counter() - t1), \
-                generic, found
-        note = found.note
-    found = data_points(run.share(0.9 if first or generic_points is None else 0.5))
-    if first:
-        found.note = (f"the generic form's points first (--generic-first), then monodromy at the data: {note}; "
-                      + found.note)
+                                          "the generic form's points first (--generic-first), no monodromy at the "
+                                          "data before them", points.per_function)
+        carried = carry_from_generic(nowhere, points, seed, partial=True)
+        if carried.carried_status is Status.VERIFIED:
+            return carried.count(how + "; the count carried from the generic form's points",
+                                 time.perf_counter() - t1), generic, carried
+        before, note = carried.found, carried.note
+        own = data_points(run.share(0.6))
+        note += "; then monodromy at the data: " + own.note
+        found = own if own.count(how, 0).status.certain else joined(carried, own)
+        if found is carried:
+            note += f"; joined with the carried points: {found.found} in all ({found.found - before} from there)"
+        found.note = note
+    else:
+        found = data_points(run.share(0.5 if generic_points is not None else 0.9))
     if count.value is None:
         count = found.count(how, time.perf_counter() - t1)
     lower = count.status is Status.LOWER_BOUND

@@ -351,6 +351,13 @@ def _past_groebner(count: Count, generic: Count, form: DataForm, how: str, run: 
             return carried.count(how + "; the count carried from the generic form's points",
                                  time.perf_counter() - t1), generic, carried
         before, note = carried.found, carried.note
+        if before and run.seconds is not None and run.left() < 0.25 * run.seconds:
+            # a search's round runs past its share by up to a pass over all the points ((4,1): a minute), and the
+            # run's --timeout stops everything: with the carried points in hand, they are the answer
+            carried.note += ("; no monodromy at the data after them: less than a quarter of the run's time was left "
+                             "(--timeout)")
+            return carried.count(how + "; the count carried from the generic form's points",
+                                 time.perf_counter() - t1), generic, carried
         own = data_points(run.share(0.6))
         note += "; then monodromy at the data: " + own.note
         found = own if own.count(how, 0).status.certain else joined(carried, own)

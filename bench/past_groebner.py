@@ -4,7 +4,7 @@ For each layer, data-induced form (teacher data with noise) and a generic form: 
 of ``m2bridge loss``) against monodromy in V alone (the best A in closed form, as ``m2bridge loss`` takes its points)
 with no count given, certified by the trace test at the generic form, and at the data either by its own trace test
 or, where that fails (forms under which critical points escape to infinity along a line of targets), by the generic
-form's points carried to the data by a coefficient-parameter homotopy (:func:`m2bridge.metric.weight_points.carry_from_generic`).
+form's points carried to the data by a coefficient-parameter homotopy (:func:`m2bridge.metric.carry.carry_from_generic`).
 
 ``--carry-both`` carries the generic points to the data both ways side by side: in V alone (the profile form
 homotopy, the default) and in all the weights (the weight space's form homotopy, as before); ``--load DIR`` takes each
@@ -40,7 +40,8 @@ from m2bridge.homotopy.trace import trace_test
 from m2bridge.homotopy.tracker import tracking_workers
 from m2bridge.metric.loss import generic_form
 from m2bridge.metric.profile_points import profile_points
-from m2bridge.metric.weight_points import WeightPoints, carry_from_generic
+from m2bridge.metric.carry import carry_from_generic
+from m2bridge.metric.weight_points import WeightPoints
 from m2bridge.bridge.session import Macaulay2
 
 

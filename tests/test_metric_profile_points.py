@@ -118,7 +118,7 @@ def test_the_generic_points_are_carried_in_v_alone_and_in_all_the_weights_where_
     from m2bridge.metric.data import data_form
     from m2bridge.metric.loss import generic_form
     from m2bridge.metric.profile_points import profile_points
-    from m2bridge.metric.weight_points import carry_from_generic
+    from m2bridge.metric.carry import carry_from_generic
 
     arch = LightningAttention((2, 2), 2, 2)
     param = parametrization(arch)
@@ -138,3 +138,33 @@ def test_the_generic_points_are_carried_in_v_alone_and_in_all_the_weights_where_
         count = carried.count("monodromy", 0)
         assert count.value == exact.value and carried.complete and count.certificate.startswith("certified")
         assert f"coefficient-parameter homotopy {space}" in carried.note
+
+
+def test_joined_point_sets_in_v_alone_and_in_the_weights_make_one_set_in_the_weights():
+    # (2,1), the data's 14 critical points (Lagrange's count on the quartic, test_metric_loss) found twice on one
+    # chart, in V alone and in all the weights: the first 6 of one joined with the last 9 of the other are 14 distinct
+    # points in all the weights (one in both), each a zero of the weight system; a set joined with itself gains none
+    from m2bridge.exact.problem import parametrization
+    from m2bridge.metric.carry import joined, missing_from
+    from m2bridge.metric.data import data_form
+    from m2bridge.metric.profile_points import profile_points
+    from m2bridge.metric.weight_points import weight_space_points
+
+    arch = LightningAttention((2, 1), 2, 2)
+    param = parametrization(arch)
+    model = profile_model(param)
+    form = data_form(param, generate_dataset(arch, 5, seed=1, noise=0.3))
+    alone = profile_points(model, form.G_float(), form.u_float(), None, None, seed=1)
+    weights = weight_space_points(model, form.G_float(), form.u_float(), None, None, seed=1)
+    assert alone.found == weights.found == 14 and alone.system.unknowns < weights.system.unknowns
+
+    def order(X):  # by the first weight (conjugate pairs apart by its imaginary part)
+        return np.argsort(X[:, 0].real + 1e-3 * X[:, 0].imag)
+
+    weights.solutions = weights.solutions[order(weights.solutions)[:6]]
+    alone.solutions = alone.solutions[order(alone.system.in_weights(alone.solutions, alone.u)[1])[5:]]
+    both = joined(alone, weights)
+    assert both is alone and both.found == 14 and len(both.solutions) == 14 and not both.complete
+    assert both.system.unknowns == weights.system.unknowns
+    assert np.abs(both.system.residual(both.solutions, np.tile(both.u, (14, 1)))).max() < 1e-8
+    assert len(missing_from(both, both)[2]) == 0 and joined(both, both).found == 14

@@ -45,8 +45,9 @@ def test_a_count_the_trace_test_cannot_certify_is_carried_from_the_generic_form(
     # complete certifies nothing
     import dataclasses
 
-    from m2bridge.metric import weight_points
-    from m2bridge.metric.weight_points import PolynomialSystem, carry_from_generic, system_points
+    from m2bridge.metric import carry
+    from m2bridge.metric.carry import carry_from_generic
+    from m2bridge.metric.weight_points import PolynomialSystem, system_points
 
     s1, s2, w1, w2, w3 = weights = sympy.symbols("s1 s2 w1 w2 w3")
     coordinates = [a * b for a in (s1, s2) for b in (w1, w2, w3)]
@@ -60,13 +61,13 @@ def test_a_count_the_trace_test_cannot_certify_is_carried_from_the_generic_form(
     assert data.found == 2
     data.solutions, data.found, data.complete, data.traced = data.solutions[:1], 1, False, False
     assert data.count("monodromy", 0).certificate.startswith("lower bound")
-    real, homotopies = weight_points.form_homotopy, []
+    real, homotopies = carry.form_homotopy, []
 
     def recorded(*args, **kwargs):  # the homotopy's result, kept for the lost-path cases below (13 s each)
         homotopies.append(real(*args, **kwargs))
         return homotopies[-1]
 
-    monkeypatch.setattr(weight_points, "form_homotopy", recorded)
+    monkeypatch.setattr(carry, "form_homotopy", recorded)
     carried = carry_from_generic(data, generic, seed=3)
     count = carried.count("monodromy", 0)
     assert count.value == 2 and carried.complete and count.certificate.startswith("certified: the 10 solutions")
@@ -82,7 +83,7 @@ def test_a_count_the_trace_test_cannot_certify_is_carried_from_the_generic_form(
         k = int(np.argmin(np.abs(res.points - drop).max(axis=1)))
         return dataclasses.replace(res, points=np.delete(res.points, k, axis=0), lost=res.lost + 1)
 
-    monkeypatch.setattr(weight_points, "form_homotopy", losing)
+    monkeypatch.setattr(carry, "form_homotopy", losing)
     made_up = carry_from_generic(both, generic, seed=3)
     assert made_up.carried and made_up.count("monodromy", 0).value == 2
     assert "1 paths lost before the end game, and as many points found at the data" in made_up.note
@@ -95,6 +96,15 @@ def test_a_count_the_trace_test_cannot_certify_is_carried_from_the_generic_form(
     again = system_points(frobenius, u, None, None, seed=1)
     again.found, again.solutions = 1, again.solutions[:1]
     assert not carry_from_generic(again, generic, seed=3).carried
+    # an incomplete generic set carried with ``partial``: its ends are critical points at the data (both singular
+    # value pairs, Eckart-Young's 2), a lower bound that says why
+    from m2bridge.results import Status
+
+    generic.traced, generic.deviation = False, 1e-2
+    partial = carry_from_generic(again, generic, seed=3, partial=True).count("monodromy", 0)
+    assert partial.value == 2 and partial.status is Status.LOWER_BOUND
+    assert partial.certificate.startswith("lower bound: the 10 solutions found for the generic form (not complete: "
+                                          "its trace test fails)"), partial.certificate
 
 
 def test_paths_lost_on_the_way_to_the_data_are_found_by_monodromy_at_the_data(m2, monkeypatch):

@@ -193,3 +193,18 @@ def data_form(param: Any, data: Dataset) -> DataForm:
     return DataForm(G, [to_frac(u[i, 0]) for i in range(n)], to_frac(residual),
                     np.array([[float(v) for v in row] for row in rows]), np.array([float(v) for v in targets]),
                     rank)
+
+
+def kronecker_form(param: Any, form: DataForm) -> bool:
+    """Whether G = I_(d') (x) G_0: coordinates of different output rows orthogonal, the blocks equal."""
+    rows = [param.raw_entries[i][0] for i in param.reduced_index]
+    groups = [[k for k, r in enumerate(rows) if r == row] for row in sorted(set(rows))]
+    if len(groups) < 2 or len({len(g) for g in groups}) != 1:
+        return False
+    G = form.G
+    for a in groups:
+        for b in groups:
+            if a is not b and any(G[i, j] != 0 for i in a for j in b):
+                return False
+    first = groups[0]
+    return all(G[a[i], a[j]] == G[first[i], first[j]] for a in groups for i in range(len(a)) for j in range(len(a)))

@@ -34,16 +34,11 @@ from m2bridge.exact.counts import (
 from m2bridge.exact.feasibility import check_feasible
 from m2bridge.exact.problem import exact_size
 from m2bridge.homotopy.tracker import tracking_workers
-from m2bridge.metric.data import DataForm, Dataset, data_form
+from m2bridge.metric.data import DataForm, Dataset, data_form, kronecker_form
 from m2bridge.metric.engine import CriticalPoint, critical_points
 from m2bridge.metric.profile_points import profile_points
-from m2bridge.metric.weight_points import (
-    PolynomialSystem,
-    WeightPoints,
-    carry_from_generic,
-    joined,
-    system_points,
-)
+from m2bridge.metric.carry import carry_from_generic, joined, missing_from
+from m2bridge.metric.weight_points import PolynomialSystem, WeightPoints, system_points
 from m2bridge.metric.weights import jacobian_rank
 from m2bridge.network import AttentionNetwork
 
@@ -140,21 +135,6 @@ class LossReport:
         return "\n".join(lines)
 
 
-def _kronecker(param, form: DataForm) -> bool:
-    """Whether G = I_(d') (x) G_0: coordinates of different output rows orthogonal, the blocks equal."""
-    rows = [param.raw_entries[i][0] for i in param.reduced_index]
-    groups = [[k for k, r in enumerate(rows) if r == row] for row in sorted(set(rows))]
-    if len(groups) < 2 or len({len(g) for g in groups}) != 1:
-        return False
-    G = form.G
-    for a in groups:
-        for b in groups:
-            if a is not b and any(G[i, j] != 0 for i in a for j in b):
-                return False
-    first = groups[0]
-    return all(G[a[i], a[j]] == G[first[i], first[j]] for a in groups for i in range(len(a)) for j in range(len(a)))
-
-
 def generic_form(n: int, rng: np.random.Generator) -> tuple[list[list[Fraction]], list[Fraction]]:
     a = rng.integers(-5, 6, size=(n, n))
     g = a.T @ a + np.eye(n, dtype=np.int64)
@@ -228,7 +208,7 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
     inner = arch.replace(residual=False) if any(arch.residual) else arch  # the network computed on
     param = parametrization(inner)
     form = data_form(param, data)
-    form.kronecker = _kronecker(param, form)
+    form.kronecker = kronecker_form(param, form)
     n = param.ambient_dimension
     G = form.G_rational()
     rng = np.random.default_rng(seed + 1)
@@ -335,8 +315,11 @@ def _past_groebner(count: Count, generic: Count, form: DataForm, how: str, run: 
     (None: skipped). Where the data's count is only a lower bound (the trace test fails for data-induced forms under
     which critical points escape to infinity, and decides late where they are many), the generic form's complete set
     is carried to the data (:func:`carry_from_generic`), which certifies it. ``generic_first`` (where the data's
-    exact count did not finish): the generic form's points first, with most of the time, carried to the data, and
-    the data's own monodromy only where that does not certify."""
+    exact count did not finish): the generic form's points first (80% of what is left), carried to the data (an
+    incomplete set too: its ends are a lower bound), and the data's own monodromy (60% of what is left then) only
+    where that carry does not certify and a quarter of the run's time is left; its points are joined to the
+    carried ones, and a set its trace test certifies that lacks a carried point is a lower bound. A carry in all the
+    weights after one in V alone runs only where the run's time suffices (``carry_from_generic``'s ``until``)."""
     t1 = time.perf_counter()
     first = generic_first and generic_points is not None and count.value is None
     if first:
@@ -346,23 +329,28 @@ def _past_groebner(count: Count, generic: Count, form: DataForm, how: str, run: 
         nowhere = WeightPoints.unsearched(points.system.with_form(form.G_float()), form.u_float(),
                                           "the generic form's points first (--generic-first), no monodromy at the "
                                           "data before them", points.per_function)
-        carried = carry_from_generic(nowhere, points, seed, partial=True)
-        if carried.carried_status is Status.VERIFIED:
+        carried = carry_from_generic(nowhere, points, seed, partial=True, until=run.until())
+        if carried.carried_status is Status.VERIFIED or (run.seconds is not None and run.left() < 0.25 * run.seconds):
+            # a search's round runs past its share by up to a pass over all the points ((4,1): a minute), and the
+            # run's --timeout stops everything: with less than a quarter of the run left, the carried points stand
+            if carried.carried_status is not Status.VERIFIED:
+                carried.note += ("; no monodromy at the data after them: less than a quarter of the run's time was "
+                                 "left (--timeout)")
             return carried.count(how + "; the count carried from the generic form's points",
                                  time.perf_counter() - t1), generic, carried
         before, note = carried.found, carried.note
-        if before and run.seconds is not None and run.left() < 0.25 * run.seconds:
-            # a search's round runs past its share by up to a pass over all the points ((4,1): a minute), and the
-            # run's --timeout stops everything: with the carried points in hand, they are the answer
-            carried.note += ("; no monodromy at the data after them: less than a quarter of the run's time was left "
-                             "(--timeout)")
-            return carried.count(how + "; the count carried from the generic form's points",
-                                 time.perf_counter() - t1), generic, carried
         own = data_points(run.share(0.6))
         note += "; then monodromy at the data: " + own.note
-        found = own if own.count(how, 0).status.certain else joined(carried, own)
-        if found is carried:
-            note += f"; joined with the carried points: {found.found} in all ({found.found - before} from there)"
+        lacking = len(missing_from(own, carried)[2]) if len(carried.solutions) and len(own.solutions) else 0
+        certain = own.count(how, 0).status.certain
+        if certain and not lacking:
+            found = own
+        else:  # the carried ends are critical points at the data: a set certified without them is not all of them
+            found = joined(carried, own)  # ``carried`` itself where it has points (so wherever ``lacking``)
+            if certain:
+                note += f"; its own certificate withdrawn: {lacking} of the carried points are not among its points"
+            if found is carried:
+                note += f"; joined with the carried points: {found.found} in all ({found.found - before} from there)"
         found.note = note
     else:
         found = data_points(run.share(0.5 if generic_points is not None else 0.9))
@@ -375,7 +363,7 @@ def _past_groebner(count: Count, generic: Count, form: DataForm, how: str, run: 
         if generic.value is None:
             generic = points.count(how, time.perf_counter() - t2)
         if lower:
-            found = carry_from_generic(found, points, seed)
+            found = carry_from_generic(found, points, seed, until=run.until())
             count = found.count(how + ("; the count carried from the generic form's points" if found.carried else ""),
                                 time.perf_counter() - t1)
     return count, generic, found

@@ -24,8 +24,7 @@ from tqdm import tqdm
 from m2bridge.deadline import Budget
 from m2bridge.exact.counts import Count, ProfileModel
 from m2bridge.homotopy.tables import PolynomialTables, WeightTables
-from m2bridge.homotopy.dedup import new_points, nonsingular
-from m2bridge.homotopy.endgame import form_homotopy
+from m2bridge.homotopy.dedup import new_points
 from m2bridge.homotopy.monodromy import MonodromyOptions, monodromy
 from m2bridge.homotopy.pipeline import solve_and_track
 from m2bridge.homotopy.systems import monomial_table, monomials
@@ -321,12 +320,12 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
             + ("" if complete else f": {len(ends)} distinct solutions at the data, more than the exact count {at_u}: "
                "the count or the points are wrong, so neither is certified" if at_u is not None and len(ends) > at_u
                else ": some critical points may be missing, so the real ones listed are a subset"))
-    return WeightPoints(_listed(system, ends, u, per_function), len(ends) // per_function, target, result.loops,
+    return WeightPoints(listed(system, ends, u, per_function), len(ends) // per_function, target, result.loops,
                         result.paths, complete, note, traced, system.names, found // per_function, deviation,
                         trace.margin, ends, system, np.asarray(u, dtype=complex), per_function)
 
 
-def _listed(system: Any, ends: np.ndarray, u: np.ndarray, per_function: int) -> list[CriticalPoint]:
+def listed(system: Any, ends: np.ndarray, u: np.ndarray, per_function: int) -> list[CriticalPoint]:
     """The real critical points among the solutions ``ends``, one per function (the chart's ``per_function`` points
     of a fiber have the same c)."""
     system, ends = system.in_weights(ends, np.asarray(u, dtype=complex))
@@ -338,133 +337,6 @@ def _listed(system: Any, ends: np.ndarray, u: np.ndarray, per_function: int) -> 
                 kept.append(p)
         points = kept
     return points
-
-
-def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0, alone: bool = True,
-                       partial: bool = False) -> WeightPoints:
-    """The data's critical points from the generic form's: where the trace test cannot certify the data's set (for a
-    form under which critical points escape to infinity along a line of targets it fails however complete the set
-    is), the generic form's complete set (certified by its trace test or its exact count) is carried to the data's
-    form and targets by :func:`.homotopy.form_homotopy` on the same chart: in V alone where both are profile systems
-    (their ``toward`` homotopy) and there every path ends at a distinct nonsingular point, the points found at the
-    data among them; else in all the weights (``alone`` False: in all the weights at once, as
-    ``bench/past_groebner.py --carry-both`` compares). Every isolated nonsingular critical point at the data ends one
-    of its paths, so when every path reaches the end game and no two end together, the distinct nonsingular ends
-    are all of them: a certified count. Where L paths are lost before the end game, each critical point at the data
-    that no path reached ends one of the L: so if the points found at the data add exactly L to the ends, they are
-    all of them too. ``data`` unchanged where the generic set is not complete, or where the carried ends do not
-    contain every point found at the data beyond those L (then something is wrong and nothing is certified).
-    ``partial``: a generic set that is not complete is carried too, and its distinct nonsingular ends, each a
-    critical point at the data, join the points found there: a lower bound (the carry's certificate says so)."""
-    if generic.solutions is None or data.solutions is None or not len(generic.solutions):
-        return data
-    if not generic.complete:
-        return _carried_lower_bound(data, generic, seed) if partial else data
-    rng = np.random.default_rng(seed + 43)
-    system_a, start, system_b, found = generic.system, generic.solutions, data.system, data.solutions
-    alone = alone and hasattr(system_a, "toward") and system_a.shares_map(system_b)
-    res = form_homotopy(system_a, system_b, start, generic.u, data.u, rng) if alone else None
-    extra = new_points(res.points, found) if res is not None else None  # points found at the data, not carried
-    space = "in V alone (the best A in closed form)"
-    if res is None or res.ended_elsewhere or not res.complete or len(extra):
-        space = "in all the weights" + (" (in V alone a path was lost, ended elsewhere or missed a point found at "
-                                         "the data)" if alone else "")
-        # in all the weights, where the system is linear in (G, G u) and the homotopy's forms are a ray of forms: also
-        # where a path in V alone ended elsewhere (at infinity, or where the least squares in A is degenerate)
-        system_a, start = system_a.in_weights(start, generic.u)
-        system_b, found = system_b.in_weights(found, data.u)
-        res = form_homotopy(system_a, system_b, start, generic.u, data.u, rng)
-        extra = new_points(res.points, found)
-    ends = res.points
-    missing = len(extra)
-    lost_found = (res.lost > 0 and not res.repeated and missing == res.lost  # the lost paths' ends, as form_homotopy
-                  and bool(nonsingular(system_b, extra, data.u).all()))  # asks of every end
-    why_complete = "its trace test passes" if generic.target is None else "its exact count reached"
-    what = (f"the {res.paths} solutions for the generic form (complete: {why_complete}) carried to the data's "
-            f"form and targets by a coefficient-parameter homotopy {space} on the same chart: {len(ends)} distinct "
-            f"nonsingular ends, {res.ended_elsewhere} paths going to infinity or to singular solutions in the end game")
-    if lost_found:
-        what += (f"; {res.lost} paths lost before the end game, and as many points found at the data are not among "
-                 "the ends: those paths end there")
-        ends = np.vstack([ends, extra])
-    elif not res.complete or missing:
-        why = (f"{res.lost} paths lost before the end game" if res.lost else
-               f"{res.repeated} ends beyond the solutions due (a path jumped onto another's end, or a route reached more "
-               "distinct solutions than there are paths)" if res.repeated else
-               f"{missing} of the points found at the data are not among the ends")
-        if partial:
-            return _kept_lower_bound(data, system_b, np.vstack([ends, extra]), f"{what}, but {why}")
-        data.note += f"; {what}, but {why}, so the count stays a lower bound"
-        return data
-    per = data.per_function
-    more = len(ends) - len(found)
-    data.note += (f"; {what}" + (f" ({more} more than monodromy at the data had found)" if more else "")
-                  + ": every critical point at the data")
-    data.carried = (f"certified: {what}; every isolated nonsingular critical point at the data ends one of these "
-                    "paths (Morgan and Sommese's coefficient-parameter homotopy)")
-    data.carried_status = Status.VERIFIED  # as sure as the generic set's trace test or exact count
-    data.points = _listed(system_b, ends, data.u, per)
-    data.solutions, data.system, data.found, data.complete = ends, system_b, len(ends) // per, True
-    return data
-
-
-def _carried_lower_bound(data: WeightPoints, generic: WeightPoints, seed: int) -> WeightPoints:
-    """The incomplete generic set carried to the data as :func:`carry_from_generic` carries a complete one (in V
-    alone where both are profile systems, else in all the weights): its distinct nonsingular ends, with the points
-    found at the data, are a lower bound."""
-    rng = np.random.default_rng(seed + 43)
-    system_a, start, system_b, found = generic.system, generic.solutions, data.system, data.solutions
-    space = "in V alone (the best A in closed form)"
-    if not (hasattr(system_a, "toward") and system_a.shares_map(system_b)):
-        space = "in all the weights"
-        system_a, start = system_a.in_weights(start, generic.u)
-        system_b, found = system_b.in_weights(found, data.u)
-    res = form_homotopy(system_a, system_b, start, generic.u, data.u, rng)
-    extra = new_points(res.points, found)
-    what = (f"the {res.paths} solutions found for the generic form (not complete: its trace test did not pass) "
-            f"carried to the data's form and targets by a coefficient-parameter homotopy {space} on the same chart: "
-            f"{len(res.points)} distinct nonsingular ends")
-    return _kept_lower_bound(data, system_b, np.vstack([res.points, extra]), what)
-
-
-def _kept_lower_bound(data: WeightPoints, system: Any, ends: np.ndarray, what: str) -> WeightPoints:
-    """``data`` with the carried ``ends`` (each a critical point at the data, the points found there among them)
-    in place of its own points where they are more: a lower bound, its certificate ``what``."""
-    if len(ends) <= len(data.solutions):
-        data.note += f"; {what}: no more than monodromy at the data had found"
-        return data
-    per = data.per_function
-    data.note += f"; {what}: {len(ends) // per} critical points at the data in all, a lower bound"
-    data.carried = (f"lower bound: {what}; each distinct nonsingular end is a critical point at the data, "
-                    f"{len(ends) // per} in all, but some may be missing")
-    data.carried_status = Status.LOWER_BOUND
-    data.points = _listed(system, ends, data.u, per)
-    data.solutions, data.system, data.found, data.complete = ends, system, len(ends) // per, False
-    return data
-
-
-def joined(a: WeightPoints, b: WeightPoints) -> WeightPoints:
-    """``a`` with the solutions of ``b`` it lacks (the same form, targets and chart; in all the weights where either
-    is there), a lower bound: for a count that neither certifies alone. The notes are the caller's to join."""
-    if b.solutions is None or not len(b.solutions):
-        return a
-    if a.solutions is None or not len(a.solutions):
-        return b
-    system, X, Y = a.system, a.solutions, b.solutions
-    if b.system.unknowns > system.unknowns:
-        system, X = system.in_weights(X, a.u)
-    elif b.system.unknowns < system.unknowns:
-        Y = b.system.in_weights(Y, b.u)[1]
-    more = new_points(X, Y)
-    if not len(more):
-        return a
-    per = a.per_function
-    ends = np.vstack([X, more])
-    if a.carried:
-        a.carried += f"; with {len(more) // per} more found by monodromy at the data, {len(ends) // per} in all"
-    a.points = _listed(system, ends, a.u, per)
-    a.solutions, a.system, a.found, a.complete = ends, system, len(ends) // per, False
-    return a
 
 
 def _real_points(system: Any, ends: np.ndarray, u: np.ndarray) -> list[CriticalPoint]:

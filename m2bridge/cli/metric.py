@@ -115,10 +115,11 @@ def register(sub: Any) -> None:
                         "without the comparison and without the generic points that a data count left as a lower bound "
                         "would be carried from")
     p.add_argument("--generic-first", action="store_true",
-                   help="where the data's exact count does not finish: search the generic form's points first, with "
-                        "most of the time, and carry them to the data, whose own monodromy runs only if that carry "
-                        "does not certify its count (for layers such as (4,1), whose data's own trace test decides "
-                        "late; not for those whose generic count is out of reach, such as (3,2))")
+                   help="where the data's exact count does not finish: search the generic form's points first "
+                        "(80%% of the time left) and carry them to the data (an incomplete set too: a lower bound); "
+                        "the data's own monodromy runs only if that carry does not certify and a quarter of the run is "
+                        "left (for layers such as (4,1), whose data's own trace test decides late; not for those "
+                        "whose generic count is out of reach, such as (3,2))")
     add_path_workers(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the data, the generic form and the runs")
     p.add_argument("--force", action="store_true",

@@ -95,6 +95,21 @@ def _exact_counts_run_past_their_limit(monkeypatch, m2):
                                                                                                timeout=timeout))
 
 
+def _forms_searched(monkeypatch) -> list:
+    """The forms G that the loss's monodromy (profile_points) runs at, in order, recorded as it runs."""
+    from m2bridge.metric import loss
+
+    forms = []
+    real_profile_points = loss.profile_points
+
+    def counted(model, G, *args, **kwargs):
+        forms.append(G.copy())
+        return real_profile_points(model, G, *args, **kwargs)
+
+    monkeypatch.setattr(loss, "profile_points", counted)
+    return forms
+
+
 def test_counts_past_their_time_limit_come_from_monodromy_with_the_trace_test(m2, monkeypatch):
     # (2,1): every exact count stopped at once, so monodromy counts; with the trace test it is certified and equals the
     # 14 of Lagrange on the quartic (test above), for the data's form and a generic one
@@ -118,14 +133,7 @@ def test_no_generic_gives_the_data_all_the_time_and_compares_nothing(m2, monkeyp
     from m2bridge.results import Status
 
     _exact_counts_run_past_their_limit(monkeypatch, m2)
-    forms = []
-    real_profile_points = loss.profile_points
-
-    def counted(model, G, *args, **kwargs):
-        forms.append(G.copy())
-        return real_profile_points(model, G, *args, **kwargs)
-
-    monkeypatch.setattr(loss, "profile_points", counted)
+    forms = _forms_searched(monkeypatch)
     arch = LightningAttention((2, 1), 2, 2)
     report = loss.loss_report(arch, generate_dataset(arch, 5, seed=1, noise=0.3), m2, seed=1, timeout=300,
                               locus_seconds=0, count_seconds=0.5, generic=False)
@@ -144,14 +152,7 @@ def test_generic_first_carries_to_the_data_without_its_own_monodromy(m2, monkeyp
     from m2bridge.metric import loss
 
     _exact_counts_run_past_their_limit(monkeypatch, m2)
-    forms = []
-    real_profile_points = loss.profile_points
-
-    def counted(model, G, *args, **kwargs):
-        forms.append(G.copy())
-        return real_profile_points(model, G, *args, **kwargs)
-
-    monkeypatch.setattr(loss, "profile_points", counted)
+    forms = _forms_searched(monkeypatch)
     arch = LightningAttention((2, 1), 2, 2)
     data = generate_dataset(arch, 5, seed=3)
     report = loss.loss_report(arch, data, m2, seed=1, timeout=300, locus_seconds=0, count_seconds=0.5,

@@ -79,7 +79,7 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0,
         data.note += f"; {what}{why}, so the count stays a lower bound"
         return data
     more = len(ends) - len(found)
-    data.note += (f"; {what}" + (f" ({more} more than monodromy at the data had found)" if more else "")
+    data.note += (f"; {what}" + (f" ({more} more than monodromy at the data had found)" if more and len(found) else "")
                   + ": every critical point at the data")
     data.carried = (f"certified: {what}; every isolated nonsingular critical point at the data ends one of these "
                     "paths (Morgan and Sommese's coefficient-parameter homotopy)")

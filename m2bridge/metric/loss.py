@@ -256,7 +256,7 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
     else:
         count, generic, real, total, more, complete = _closure_counts(inner, param, G, Gg, ug, form, m2, timeout,
                                                                       seed, progress, count_seconds, force,
-                                                                      generic_count, generic_first)
+                                                                      generic_count, generic_first, run)
         notes += more
         unattained = [p for p in real if not p.attained]
     if attain and unattained:
@@ -379,13 +379,13 @@ def _to_param_order(points: list[CriticalPoint], names: list[Any], param: Any) -
 
 
 def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds, notes, generic_count=True,
-                  generic_first=False):
+                  generic_first=False, run=None):
     """The counts in weight space on a chart that cuts the generic fiber (of dimension len(weights) - r) to finitely
     many points (:func:`chart_weights`), divided by the chart's points in a generic fiber (counted); the points by
     monodromy on that chart, which also counts, with the trace test, where F4 does not finish within
     ``count_seconds``."""
-    run = Budget(timeout)  # a monodromy gets a share of what is left, so that its last loop, the trace test, the
-    # tracking to the data and the report still fit (a loop can take as long as all the loops before it)
+    run = run or Budget(timeout)  # the whole run's: a monodromy gets a share of what is left, so that its last loop,
+    # the trace test, the tracking to the data and the report still fit (a loop can take as long as all before it)
     n, m = param.ambient_dimension, len(param.weights)
     chart = chart_weights(param, seed + 3)
     fixed = ", ".join(str(param.weights[i]) for i in chart)
@@ -426,7 +426,7 @@ def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_
 
 
 def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds=None, force=False,
-                    generic_count=True, generic_first=False):
+                    generic_count=True, generic_first=False, run=None):
     """The counts from the closure's equations (a hypersurface: Lagrange, and the points from the ideal over QQ), or
     in weight space when the generic fiber is the scaling; for the layers :func:`profile_model` does not cover."""
     from m2bridge.exact.compute import exact_dimension, implicitize
@@ -482,7 +482,7 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, c
         points = critical_points(gens, n, G, form.u, m2, timeout=timeout, seed=seed)
     else:  # in weight space on a chart of the generic fiber: fewer unknowns than Lagrange multipliers
         return _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds, notes,
-                             generic_count, generic_first)
+                             generic_count, generic_first, run)
     if points and count.value is not None and len(points) != count.value:
         notes.append(f"{len(points)} points from the ideal over QQ against {count.value} counted modulo primes")
     complete = bool(points) and count.value is not None and len(points) == count.value  # all, from the ideal over QQ

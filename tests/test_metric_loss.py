@@ -196,6 +196,36 @@ def test_generic_first_without_a_certificate_keeps_the_carried_points_as_a_lower
     assert min(p.loss for p in report.points) + float(report.form.residual) < 1e-8  # the teacher among them
 
 
+def test_generic_first_with_less_than_a_quarter_of_the_run_left_keeps_the_carried_points(m2, monkeypatch):
+    # (2,1), --generic-first, the generic set made incomplete (its trace test fails), and the run's clock made to
+    # read "almost out" once the carry is done: the data's own monodromy is not started (it could run past
+    # --timeout, which stops everything), and the carried points stand as a lower bound that says why
+    from m2bridge import homotopy
+    from m2bridge.deadline import Budget
+    from m2bridge.homotopy import pipeline
+    from m2bridge.metric import loss
+    from m2bridge.results import Status
+
+    monkeypatch.setattr(pipeline, "trace_test", lambda *args, **kwargs: homotopy.TraceTest(False, 1e-2))
+    _exact_counts_run_past_their_limit(monkeypatch, m2)
+    forms = _forms_searched(monkeypatch)
+    real_carry = loss.carry_from_generic
+
+    def carry_then_late(*args, **kwargs):
+        carried = real_carry(*args, **kwargs)
+        monkeypatch.setattr(Budget, "left", lambda self, minimum=0.0: max(minimum, 0.01 * self.seconds))
+        return carried
+
+    monkeypatch.setattr(loss, "carry_from_generic", carry_then_late)
+    arch = LightningAttention((2, 1), 2, 2)
+    report = loss.loss_report(arch, generate_dataset(arch, 5, seed=3), m2, seed=1, timeout=300, locus_seconds=0,
+                              count_seconds=0.5, generic_first=True, runs=0)
+    assert len(forms) == 1  # the generic form's search only
+    count = report.ed_degree
+    assert count.status is Status.LOWER_BOUND and count.value == 14
+    assert "less than a quarter of the run's time was left" in " ".join(report.notes)
+
+
 def test_the_loss_carries_the_generic_points_where_the_datas_trace_test_fails(m2, monkeypatch):
     # (2,1), every exact count stopped at once: the trace test is made to fail for the data's form (as it does for
     # forms under which critical points escape to infinity), so the data's count comes from the generic form's 14

@@ -1,11 +1,15 @@
 """The critical points of the loss by monodromy in the value weights alone, the best attention weights in closed
 form (m2bridge.metric.profile_points: ProfileSystem, profile_points)."""
 
+import copy
+import time
+
 import numpy as np
 
 from m2bridge import LightningAttention
 from m2bridge.exact.counts import profile_count, profile_model
 from m2bridge.metric.data import generate_dataset
+from m2bridge.results import Status
 
 
 def test_the_profile_systems_derivatives_are_those_of_its_residual_and_its_zeros_are_weight_space_critical():
@@ -134,10 +138,17 @@ def test_the_generic_points_are_carried_in_v_alone_and_in_all_the_weights_where_
         exact = profile_count(model, G, u, m2)
         found = profile_points(model, G_float, u_float, None, seed=3, chart_seed=0, max_loops=1)
         found.solutions, found.found, found.complete, found.traced = found.solutions[:1], 1, False, False
+        first = copy.deepcopy(found)
         carried = carry_from_generic(found, generic, seed=0)
         count = carried.count("monodromy", 0)
         assert count.value == exact.value and carried.complete and count.certificate.startswith("certified")
         assert f"coefficient-parameter homotopy {space}" in carried.note
+    # the data's form again, with no time left for the carry in all the weights: V alone's ends elsewhere certify
+    # nothing (one of them may be a critical point where the least squares in A degenerates), a lower bound
+    late = carry_from_generic(first, generic, seed=0, partial=True, until=time.monotonic())
+    count = late.count("monodromy", 0)
+    assert count.status is Status.LOWER_BOUND and not late.complete and count.value <= exact.value
+    assert "the run's time would not suffice to carry them again in all the weights" in count.certificate
 
 
 def test_joined_point_sets_in_v_alone_and_in_the_weights_make_one_set_in_the_weights():

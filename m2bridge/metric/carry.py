@@ -46,8 +46,12 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0,
     extra = new_points(res.points, found) if res is not None else None  # points found at the data, not carried
     space = "in V alone (the best A in closed form)"
     again = res is None or (generic.complete and (res.ended_elsewhere or not res.complete or len(extra)))
-    if again and res is not None and until is not None and time.monotonic() + 8 * (time.monotonic() - started) > until:
-        again, space = False, space + " (not again in all the weights: the run's time would not suffice)"
+    # V alone cannot tell an end where the least squares in A degenerates from one at infinity: its carry certifies
+    # only where every path ends at a distinct nonsingular point, else it is done again in the weights, time allowing
+    skipped = bool(again and res is not None and until is not None
+                   and time.monotonic() + 8 * (time.monotonic() - started) > until)
+    if skipped:
+        again = False
     if again:
         space = "in all the weights" + (" (in V alone a path was lost, ended elsewhere or missed a point found at "
                                          "the data)" if alone else "")
@@ -59,8 +63,9 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0,
         extra = new_points(res.points, found)
     ends = res.points
     missing = len(extra)
-    lost_found = (generic.complete and res.lost > 0 and not res.repeated and missing == res.lost  # the lost paths'
-                  and bool(nonsingular(system_b, extra, data.u).all()))  # ends, as form_homotopy asks of every end
+    lost_found = (generic.complete and not skipped and res.lost > 0 and not res.repeated and missing == res.lost
+                  and bool(nonsingular(system_b, extra, data.u).all()))  # the lost paths' ends, as form_homotopy
+    # asks of every end
     what = (f"the {res.paths} solutions {'' if generic.complete else 'found '}for the generic form "
             f"({_completeness(generic)}) carried to the data's form and targets by a coefficient-parameter homotopy "
             f"{space} on the same chart: {len(ends)} distinct nonsingular ends, {res.ended_elsewhere} paths going to "
@@ -69,8 +74,12 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0,
         what += (f"; {res.lost} paths lost before the end game, and as many points found at the data are not among "
                  "the ends: those paths end there")
         ends = np.vstack([ends, extra])
-    elif not generic.complete or not res.complete or missing:
-        why = ("" if not generic.complete else f", but {res.lost} paths lost before the end game" if res.lost else
+    elif not generic.complete or not res.complete or missing or skipped:
+        why = ("" if not generic.complete else
+               f", but in V alone {res.lost} paths were lost, {res.ended_elsewhere} ended elsewhere and {missing} of "
+               "the points found at the data are not among the ends, and the run's time would not suffice to carry "
+               "them again in all the weights" if skipped else
+               f", but {res.lost} paths lost before the end game" if res.lost else
                f", but {res.repeated} ends beyond the solutions due (a path jumped onto another's end, or a route "
                "reached more distinct solutions than there are paths)" if res.repeated else
                f", but {missing} of the points found at the data are not among the ends")

@@ -48,11 +48,9 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0,
     again = res is None or (generic.complete and (res.ended_elsewhere or not res.complete or len(extra)))
     # V alone cannot tell an end where the least squares in A degenerates from one at infinity: its carry certifies
     # only where every path ends at a distinct nonsingular point, else it is done again in the weights, time allowing
-    skipped = bool(again and res is not None and until is not None
-                   and time.monotonic() + 8 * (time.monotonic() - started) > until)
-    if skipped:
-        again = False
-    if again:
+    now = time.monotonic()
+    skipped = bool(again and res is not None and until is not None and now + 8 * (now - started) > until)
+    if again and not skipped:
         space = "in all the weights" + (" (in V alone a path was lost, ended elsewhere or missed a point found at "
                                          "the data)" if alone else "")
         # in all the weights, where the system is linear in (G, G u) and the homotopy's forms are a ray of forms: also
@@ -105,9 +103,7 @@ def _completeness(generic: WeightPoints) -> str:
     if generic.target is not None and generic.at_random < generic.target:
         return f"not complete: {generic.at_random} of its exact count {generic.target}"
     if not generic.traced:
-        return "not complete: its trace test " + ("fails" if np.isfinite(generic.deviation) else
-                                                  "ran out of time" if np.isnan(generic.deviation) else
-                                                  "could not be run")
+        return "not complete: its trace test " + generic.trace_verdict()
     return "not complete: some of its paths did not arrive at its targets"
 
 

@@ -330,14 +330,15 @@ def _past_groebner(count: Count, generic: Count, form: DataForm, how: str, run: 
                                           "the generic form's points first (--generic-first), no monodromy at the "
                                           "data before them", points.per_function)
         carried = carry_from_generic(nowhere, points, seed, partial=True, until=run.until())
-        if carried.carried_status is Status.VERIFIED or (run.seconds is not None and run.left() < 0.25 * run.seconds):
-            # a search's round runs past its share by up to a pass over all the points ((4,1): a minute), and the
-            # run's --timeout stops everything: with less than a quarter of the run left, the carried points stand
-            if carried.carried_status is not Status.VERIFIED:
-                carried.note += ("; no monodromy at the data after them: less than a quarter of the run's time was "
-                                 "left (--timeout)")
-            return carried.count(how + "; the count carried from the generic form's points",
-                                 time.perf_counter() - t1), generic, carried
+        verified = carried.carried_status is Status.VERIFIED
+        # a search's round runs past its share by up to a pass over all the points ((4,1): a minute), and the run's
+        # --timeout stops everything: with less than a quarter of the run left, the carried points stand
+        late = run.seconds is not None and run.left() < 0.25 * run.seconds
+        if late and not verified:
+            carried.note += "; no monodromy at the data after them: less than a quarter of the run's time was left " \
+                            "(--timeout)"
+        if verified or late:
+            return carried.count(_carried_how(how, carried), time.perf_counter() - t1), generic, carried
         before, note = carried.found, carried.note
         own = data_points(run.share(0.6))
         note += "; then monodromy at the data: " + own.note
@@ -364,9 +365,13 @@ def _past_groebner(count: Count, generic: Count, form: DataForm, how: str, run: 
             generic = points.count(how, time.perf_counter() - t2)
         if lower:
             found = carry_from_generic(found, points, seed, until=run.until())
-            count = found.count(how + ("; the count carried from the generic form's points" if found.carried else ""),
-                                time.perf_counter() - t1)
+            count = found.count(_carried_how(how, found), time.perf_counter() - t1)
     return count, generic, found
+
+
+def _carried_how(how: str, found: WeightPoints) -> str:
+    """The method of a count, saying so where it comes from carried generic points."""
+    return how + ("; the count carried from the generic form's points" if found.carried else "")
 
 
 def _to_param_order(points: list[CriticalPoint], names: list[Any], param: Any) -> None:

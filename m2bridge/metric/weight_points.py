@@ -231,6 +231,11 @@ class WeightPoints:
                    solutions=np.zeros((0, system.unknowns), dtype=complex), system=system,
                    u=np.asarray(u, dtype=complex), per_function=per_function)
 
+    def trace_verdict(self) -> str:
+        """What the trace test said where it did not pass: fails, ran out of time, or could not be run."""
+        return ("fails" if np.isfinite(self.deviation) else "ran out of time" if np.isnan(self.deviation) else
+                "could not be run")
+
     def count(self, method: str, seconds: float) -> Count:
         """The number of critical points at the data as a :class:`Count`: certified when the trace test passed at the
         random target and as many distinct solutions were found at the data (the number of isolated nonsingular
@@ -248,9 +253,7 @@ class WeightPoints:
             how = (f"lower bound: the trace test passes at a random target ({self.at_random} points), but only "
                    f"{self.found} of them arrived at the data")
         else:
-            how = ("lower bound: the trace test " + ("fails" if np.isfinite(self.deviation) else
-                                                      "ran out of time" if np.isnan(self.deviation) else
-                                                      "could not be run")
+            how = (f"lower bound: the trace test {self.trace_verdict()}"
                    + f" ({self.at_random} points at a random target, {self.loops} monodromy loops): some "
                    "critical points may be missing")
         return Count(self.found, method, how, {}, seconds, status=status)

@@ -4,13 +4,22 @@
 ``with Deadline(seconds):`` raises :class:`~m2bridge.errors.RunTimeout` in the main thread when the
 time is up, wherever the run is: in pure-Python work (checked between bytecodes) or waiting on
 Macaulay2, whose session interrupts the running computation before the error propagates.
+
+``with stoppable() as stop:`` marks a numeric search that keeps what it found: inside it the first Ctrl-C, and the
+run's :class:`Deadline`, no longer raise but ask every path tracker and search to stop at its next batch
+(:func:`past`, :meth:`Budget.left`); the search returns what it has, and ``stop.reason`` says why it ended early. A
+second Ctrl-C raises :class:`KeyboardInterrupt` as usual.
 """
 
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from types import TracebackType
 
 from m2bridge.errors import RunTimeout
@@ -28,6 +37,9 @@ class Deadline:
         self._armed = False
 
     def _fire(self, signum: int, frame: object) -> None:
+        if _STOPPABLE:  # a search keeps what it found: it stops at its next batch instead
+            request_stop(f"the run's time limit (--timeout {self.seconds or 0.0:g} s)")
+            return
         raise RunTimeout(self.seconds or 0.0)
 
     def __enter__(self) -> "Deadline":
@@ -60,11 +72,16 @@ class Budget:
         return time.monotonic() - self._started
 
     def left(self, minimum: float = 0.0) -> float | None:
-        """Seconds left (at least ``minimum``), or None without a limit."""
+        """Seconds left (at least ``minimum``; none once a stop is asked for: :func:`stoppable`), or None without a
+        limit."""
+        if _STOPS:
+            return minimum
         return None if self.seconds is None else max(minimum, self.seconds - self.elapsed())
 
     def share(self, fraction: float, minimum: float = 1.0) -> float | None:
         """``fraction`` of the seconds left (at least ``minimum``), or None without a limit."""
+        if _STOPS:
+            return minimum
         return None if self.seconds is None else max(minimum, fraction * (self.seconds - self.elapsed()))
 
     def until(self) -> float | None:
@@ -73,4 +90,64 @@ class Budget:
 
     @property
     def expired(self) -> bool:
-        return self.seconds is not None and self.elapsed() >= self.seconds
+        return bool(_STOPS) or (self.seconds is not None and self.elapsed() >= self.seconds)
+
+
+_STOPPABLE: list["Stop"] = []  # the :func:`stoppable` regions the run is in, innermost last
+_STOPS: list[str] = []  # why a stop was asked for inside them (empty: none)
+
+
+def past(until: float | None) -> bool:
+    """Whether a search must stop: its :func:`time.monotonic` time ``until`` (None: none) has come, or a stop was
+    asked for (:func:`stoppable`)."""
+    return bool(_STOPS) or (until is not None and time.monotonic() >= until)
+
+
+def request_stop(reason: str) -> None:
+    """Ask the searches inside :func:`stoppable` to stop at their next batch and keep what they found (said once, on
+    standard error)."""
+    if not _STOPS:
+        _STOPS.append(reason)
+        print(f"\nm2bridge: stopping on {reason}: the search ends at its next batch of paths and keeps what it found"
+              + (" (Ctrl-C again to abort)" if reason == CTRL_C else ""), file=sys.stderr, flush=True)
+
+
+CTRL_C = "Ctrl-C"
+
+
+@dataclass
+class Stop:
+    """What :func:`stoppable` yields: why the search inside it was stopped early (None: it was not)."""
+
+    reason: str | None = None
+
+
+@contextmanager
+def stoppable(stop: Stop | None = None) -> Iterator[Stop]:
+    """A numeric search that keeps what it found: inside it, the first Ctrl-C (where SIGINT is not ignored, in the
+    main thread) and the firing of the run's :class:`Deadline` ask the searches to stop at their next batch instead
+    of raising; the second Ctrl-C raises :class:`KeyboardInterrupt`. The stop ends with the outermost region, whose
+    ``reason`` keeps it (the session stays usable: a later search runs in full); ``stop``: the :class:`Stop` to fill
+    (several regions of one run may share one)."""
+    stop = stop or Stop()
+    previous, installed = None, False
+    if not _STOPPABLE and threading.current_thread() is threading.main_thread():
+        previous = signal.getsignal(signal.SIGINT)
+        if previous is not signal.SIG_IGN:
+            def on_sigint(signum: int, frame: object) -> None:
+                if _STOPS:  # asked once already (or the time is up): abort
+                    raise KeyboardInterrupt
+                request_stop(CTRL_C)
+            signal.signal(signal.SIGINT, on_sigint)
+            installed = True
+    _STOPPABLE.append(stop)
+    try:
+        yield stop
+    finally:
+        _STOPPABLE.pop()
+        if _STOPS:
+            stop.reason = stop.reason or _STOPS[0]
+        if not _STOPPABLE:
+            _STOPS.clear()
+        if installed:
+            signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)

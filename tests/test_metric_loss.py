@@ -302,3 +302,67 @@ def test_a_critical_function_off_the_chart_makes_the_quotient_unreliable(m2):
     assert report.ed_degree.certificate.startswith("unreliable") and "not a multiple of 2" in report.ed_degree.certificate
     assert "unreliable" in str(report)
     assert report.comparison() == "not compared (a count is unreliable)"
+
+
+def test_ctrl_c_as_the_search_starts_prints_what_was_found_and_exits_130(m2, monkeypatch, capsys, sigint):
+    # (2,1), every exact count stopped at once, --generic-first: a real Ctrl-C (SIGINT to this process) as the
+    # generic form's monodromy starts: the search stops at its first check, keeping its seed points, and the command
+    # prints its report (the generic count a lower bound from the points at the random target, the data's not
+    # computed: no point was found there), says why in the notes and in JSON, and exits 130
+    import os
+    import signal
+
+    from m2bridge.cli.main import main
+    from m2bridge.metric import loss
+    from m2bridge.results import Status
+
+    _exact_counts_run_past_their_limit(monkeypatch, m2)
+    real_profile_points = loss.profile_points
+
+    def interrupted(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)
+        return real_profile_points(*args, **kwargs)
+
+    monkeypatch.setattr(loss, "profile_points", interrupted)
+    code = main(["loss", "--dims", "2,1", "--ranks", "2", "--tokens", "2", "--samples", "5", "--seed", "1",
+                 "--count-seconds", "0.5", "--locus-seconds", "0", "--runs", "3", "--generic-first", "--json"])
+    out = capsys.readouterr()
+    data = json.loads(out.out)
+    assert code == 130 and data["stopped"] == "Ctrl-C" and "stopping on Ctrl-C" in out.err
+    assert data["ed_degree"]["status"] == Status.NOT_COMPUTED.value and data["ed_degree"]["value"] is None
+    generic = data["generic_ed_degree"]
+    assert generic["status"] == Status.LOWER_BOUND.value and 1 <= generic["value"] < 14
+    assert "found at a random target" in generic["certificate"]
+    assert data["training"] == [] and any(n.startswith("stopped early by Ctrl-C") for n in data["notes"])
+
+
+def test_ctrl_c_during_the_carry_keeps_the_verified_generic_count(m2, monkeypatch, sigint):
+    # (2,1), every exact count stopped at once, --generic-first: Ctrl-C once the generic form's 14 points are found
+    # and certified, as their carry to the data starts: the generic count stays verified, the carry's paths are not
+    # started, so the data's count certifies nothing, and the real weights are not searched for; the session goes
+    # on: the same report afterwards runs in full
+    import os
+    import signal
+
+    from m2bridge.metric import loss
+    from m2bridge.results import Status
+
+    _exact_counts_run_past_their_limit(monkeypatch, m2)
+    real_carry = loss.carry_from_generic
+
+    def interrupted(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)
+        return real_carry(*args, **kwargs)
+
+    monkeypatch.setattr(loss, "carry_from_generic", interrupted)
+    arch = LightningAttention((2, 1), 2, 2)
+    data = generate_dataset(arch, 5, seed=3)
+    report = loss.loss_report(arch, data, m2, seed=1, timeout=300, locus_seconds=0, count_seconds=0.5,
+                              generic_first=True, runs=0)
+    assert report.stopped == "Ctrl-C" and report.generic_ed_degree.value == 14
+    assert report.generic_ed_degree.status is Status.VERIFIED
+    assert not report.ed_degree.status.certain and not report.points_complete
+    monkeypatch.setattr(loss, "carry_from_generic", real_carry)
+    again = loss.loss_report(arch, data, m2, seed=1, timeout=300, locus_seconds=0, count_seconds=0.5,
+                             generic_first=True, runs=0)
+    assert again.stopped is None and again.ed_degree.value == 14 and again.ed_degree.status is Status.VERIFIED

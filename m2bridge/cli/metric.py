@@ -19,6 +19,7 @@ from m2bridge.cli.args import (
     positive_seconds,
     seconds_or_zero,
 )
+from m2bridge.deadline import CTRL_C
 from m2bridge.errors import ArchitectureError
 
 
@@ -46,7 +47,7 @@ def cmd_loss(args: argparse.Namespace) -> int:
         training_plot(report, args.plot)
         print(f"m2bridge: training picture written to {args.plot}", file=sys.stderr)
     emit(args, report.to_dict(), str(report))
-    return 0
+    return 130 if report.stopped == CTRL_C else 0  # what was found is printed; the exit says it was interrupted
 
 
 def cmd_robust(args: argparse.Namespace) -> int:
@@ -72,7 +73,7 @@ def cmd_robust(args: argparse.Namespace) -> int:
         discriminant_plot(report, args.discriminant, seed=args.seed)
         print(f"m2bridge: ED discriminant picture written to {args.discriminant}", file=sys.stderr)
     emit(args, report.to_dict(), str(report))
-    return 0
+    return 130 if report.stopped == CTRL_C else 0
 
 
 def cmd_ed(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from m2bridge.deadline import past
 from m2bridge.homotopy import tracker
 from m2bridge.homotopy.dedup import neighbours, new_points
 from m2bridge.homotopy.krawczyk import one_solution
@@ -194,7 +195,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         X, ok = tracker.track(system, points_at[a][rows], corners_at[a], corners_at[b], max_steps=budget,
                               until=stop, wide=wide)
         paths += len(rows)
-        if stop is not None and time.monotonic() > stop:
+        if past(stop):
             return None
         ends, starts = X[ok], rows[ok]
         images = points_at[b][np.isfinite(points_at[b]).all(axis=1)]
@@ -283,8 +284,8 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         if on_loop is not None:
             on_loop(len(sols), paths)
 
-    while (len(sols) and (target is None or len(sols) < target) and not stalled() and rounds < 20 * max_loops
-           and (stop is None or time.monotonic() < stop)):
+    while (not past(stop) and len(sols) and (target is None or len(sols) < target) and not stalled()
+           and rounds < 20 * max_loops):
         if not wide and opts.widen is not None and quiet >= opts.widen * DRAWN:  # and the paths double lost, once more
             wide, failed, hard = True, failed + hard, []
         pairs = [(np.arange(loop[1], len(sols)), j) for j, loop in enumerate(kept) if reuse and loop[1] < len(sols)]
@@ -333,7 +334,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
                     X, ok = tracker.track(system, X, ua, ub, max_steps=budget, until=stop, wide=wide)
                     paths += len(on)
                 X, on = X[ok], on[ok]
-                if leg < count and stop is not None and time.monotonic() > stop:
+                if leg < count and past(stop):
                     dropped = True  # out of time before the loops close: the round is dropped, the points kept
                     break
             if dropped:

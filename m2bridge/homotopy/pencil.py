@@ -17,11 +17,12 @@ missing from either.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from m2bridge.deadline import past
 from m2bridge.homotopy import tracker
 from m2bridge.homotopy.dedup import new_points
 from m2bridge.homotopy.monodromy import MonodromyOptions, monodromy
@@ -185,7 +186,7 @@ def trace_along_t(family: CurveSlice, Z: np.ndarray, p0: np.ndarray, rng: np.ran
     k = family.k
     size = max(1.0, float(np.abs(Z[:, :k]).sum()))
     for reach in reaches:
-        if stop is not None and time.monotonic() > stop:
+        if past(stop):
             return TraceTest(False, float("nan"))
         tvals = [0.0] + [complex(*rng.standard_normal(2)) * reach for _ in "12"]
         start = family.refine(Z, p0)  # every end refined alike, the start too: its noise weighs as much
@@ -203,7 +204,7 @@ def trace_along_t(family: CurveSlice, Z: np.ndarray, p0: np.ndarray, rng: np.ran
                     break
                 X = family.refine(X, p)
             ends.append(X)
-        if stop is not None and time.monotonic() > stop:
+        if past(stop):
             return TraceTest(False, float("nan"))
         if len(ends) < 3:
             continue

@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from m2bridge.deadline import past
 from m2bridge.homotopy import tracker
 
 
@@ -60,7 +61,7 @@ def trace_test(system: Any, points: np.ndarray, u0: np.ndarray, rng: np.random.G
         clean = True
         for s in svals[1:]:
             X = tracker.track_all(system, points, u0, u0 + s * v, rng, max_steps=20000, until=stop)
-            if stop is not None and time.monotonic() > stop:
+            if past(stop):
                 return TraceTest(False, float("nan"))
             if len(X) < len(points):
                 clean = False
@@ -72,7 +73,7 @@ def trace_test(system: Any, points: np.ndarray, u0: np.ndarray, rng: np.random.G
         size = max(1.0, float(np.abs(coords(points, u0)).sum()))
         best = off / size
         one = _typical_deviation(system, points, u0, v, svals, coords, sample)
-        if stop is not None and time.monotonic() > stop:
+        if past(stop):
             return TraceTest(False, float("nan"))
         if one == 0:  # no sampled point arrived on this line: no yardstick here
             continue

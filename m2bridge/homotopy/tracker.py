@@ -5,13 +5,13 @@ processes or a Dask cluster."""
 
 from __future__ import annotations
 
-import time
 from contextlib import contextmanager
 from functools import partial
 from typing import Any, Iterator, Protocol, runtime_checkable
 
 import numpy as np
 
+from m2bridge.deadline import past
 from m2bridge.homotopy import compiled
 from m2bridge.homotopy.compiled import ACCEPT, FAR, FINAL
 from m2bridge.homotopy.dedup import meeting, new_points
@@ -186,17 +186,13 @@ def track(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
         done = [f.result() for f in futures]
     elif data is not None and len(X0) > _SLICE * (workers.count if workers else 1):
         step = _SLICE * (workers.count if workers else 1)
-        done = [run(target, X0[c], rows(ua, c), rows(ub, c), *options) if not _past(until) else _not_started(X0[c])
+        done = [run(target, X0[c], rows(ua, c), rows(ub, c), *options) if not past(until) else _not_started(X0[c])
                 for c in (np.arange(i, min(i + step, len(X0))) for i in range(0, len(X0), step))]
-    elif _past(until):
+    elif past(until):
         return _not_started(X0)
     else:
         return run(target, X0, ua, ub, *options)
     return np.vstack([X for X, _ in done]), np.concatenate([ok for _, ok in done])
-
-
-def _past(until: float | None) -> bool:
-    return until is not None and time.monotonic() >= until
 
 
 def _not_started(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -288,7 +284,7 @@ def track_all(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
         if ok.any():
             arrived = np.nonzero(ok)[0]
             again[arrived[meeting(ends[ok], noise=noise(system, ends[ok], ub))]] = True
-        if not again.any() or _past(until):
+        if not again.any() or past(until):
             break
         redo = np.nonzero(again)[0]
         Y, good = detour(X0[redo])

@@ -10,6 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 import sympy
 
+from m2bridge.deadline import past
 from m2bridge.bridge.session import Macaulay2
 from m2bridge.errors import M2Timeout
 from m2bridge.exact.counts import Count, hypersurface_count
@@ -104,7 +105,7 @@ def _interval_excludes(g: sympy.Expr, ys: list, u: np.ndarray, r: float, budget:
     while stack:
         lo, hi = stack.pop()
         seen += 1
-        if seen > budget or (due is not None and time.monotonic() > due):
+        if seen > budget or past(due):
             return False
         if excluded(lo, hi):
             continue

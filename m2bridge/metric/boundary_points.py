@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
-from m2bridge.deadline import Budget
+from m2bridge.deadline import Budget, past
 from m2bridge.exact.counts import Count
 from m2bridge.homotopy import DistanceSystem, seed
 from m2bridge.homotopy.dedup import new_points
@@ -178,7 +178,7 @@ def certify_points(f: sympy.Expr, n: int, G: list, pts: np.ndarray, x0: list[Fra
     unreached = 0
     for i in sorted(range(len(pts)), key=lambda i: not nearly_real(pts[i])):
         x = pts[i]
-        if due is not None and time.monotonic() > due:
+        if past(due):
             boxes[i] = Box(np.asarray(x), 0.0, False, None)
             unreached += 1
             continue

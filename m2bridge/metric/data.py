@@ -208,3 +208,11 @@ def kronecker_form(param: Any, form: DataForm) -> bool:
                 return False
     first = groups[0]
     return all(G[a[i], a[j]] == G[first[i], first[j]] for a in groups for i in range(len(a)) for j in range(len(a)))
+
+
+def generic_form(n: int, rng: np.random.Generator) -> tuple[list[list[Fraction]], list[Fraction]]:
+    """A random positive definite form G = a^T a + I with small integer entries, and random rational targets u: the
+    generic form whose count the loss compares the data's with."""
+    a = rng.integers(-5, 6, size=(n, n))
+    g = a.T @ a + np.eye(n, dtype=np.int64)
+    return ([[Fraction(int(v)) for v in row] for row in g], [Fraction(int(v), 7) for v in rng.integers(-20, 21, n)])

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any, Callable
 
 import numpy as np
 
 from m2bridge.bridge.session import Macaulay2
 from m2bridge.results import Status
-from m2bridge.deadline import Budget
+from m2bridge.deadline import Budget, Stop, past, stoppable
 from m2bridge.errors import ArchitectureError, M2Timeout, ProblemTooLarge
 from m2bridge.exact.counts import (
     Count,
@@ -34,7 +33,7 @@ from m2bridge.exact.counts import (
 from m2bridge.exact.feasibility import check_feasible
 from m2bridge.exact.problem import exact_size
 from m2bridge.homotopy.tracker import tracking_workers
-from m2bridge.metric.data import DataForm, Dataset, data_form, kronecker_form
+from m2bridge.metric.data import DataForm, Dataset, data_form, generic_form, kronecker_form
 from m2bridge.metric.engine import CriticalPoint, critical_points
 from m2bridge.metric.profile_points import profile_points
 from m2bridge.metric.carry import carry_from_generic, joined, missing_from
@@ -58,6 +57,7 @@ class LossReport:
     seconds: float = 0.0
     points_complete: bool | None = None  # every complex critical point found (None: not by monodromy)
     critical_locus: Any = None  # CriticalLocusLoss: weight-space critical points that are not pure (one layer)
+    stopped: str | None = None  # why the search for the points was stopped early (Ctrl-C, --timeout), keeping them
 
     def comparison(self) -> str:
         a, b = self.ed_degree.value, self.generic_ed_degree.value
@@ -91,7 +91,7 @@ class LossReport:
                 "critical_locus": None if self.critical_locus is None else self.critical_locus.to_dict(),
                 "spurious_minimum": None if self.critical_locus is None else self.critical_locus.spurious_minimum,
                 "training": self.training, "training_summary": self.training_summary,
-                "notes": self.notes, "seconds": round(self.seconds, 3)}
+                "stopped": self.stopped, "notes": self.notes, "seconds": round(self.seconds, 3)}
 
     @property
     def realizable(self) -> bool | None:
@@ -133,12 +133,6 @@ class LossReport:
                 lines.append("    " + row)
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
-
-
-def generic_form(n: int, rng: np.random.Generator) -> tuple[list[list[Fraction]], list[Fraction]]:
-    a = rng.integers(-5, 6, size=(n, n))
-    g = a.T @ a + np.eye(n, dtype=np.int64)
-    return ([[Fraction(int(v)) for v in row] for row in g], [Fraction(int(v), 7) for v in rng.integers(-20, 21, n)])
 
 
 MAX_LOSS_COORDINATES = 64  # one layer: the loss needs no elimination, so it reaches past the exact path's limits
@@ -204,6 +198,7 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
     check_loss_feasible(arch, force)
     t0 = time.perf_counter()
     run = Budget(timeout)  # the monodromies get shares of what is left of it
+    stop = Stop()  # a Ctrl-C or the run's time limit during the searches: they stop and keep what they found
     m2 = m2 or default_session()
     inner = arch.replace(residual=False) if any(arch.residual) else arch  # the network computed on
     param = parametrization(inner)
@@ -240,14 +235,15 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
         # generic, 284 points in 6.9 s against 24.5 s, bench/monodromy.py), also for d' > d, where its counts agree
         # with the weight-space ones ((2,3): 92 for teacher data, 1324 generic)
         at_data = count.value
-        count, generic, found = _past_groebner(
-            count, generic, form, _MONODROMY, run, seed,
-            lambda left: profile_points(model, form.G_float(), form.u_float(), at_random_u.value, at_data,
-                                        seed=seed, seconds=left, progress=progress),
-            (lambda left, target: profile_points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float), target,
-                                                 None, seed=seed + 1, seconds=left, chart_seed=seed,
-                                                 progress=progress and generic_first))
-            if generic_count else None, generic_first)
+        with stoppable(stop):
+            count, generic, found = _past_groebner(
+                count, generic, form, _MONODROMY, run, seed,
+                lambda left: profile_points(model, form.G_float(), form.u_float(), at_random_u.value, at_data,
+                                            seed=seed, seconds=left, progress=progress),
+                (lambda left, target: profile_points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float),
+                                                     target, None, seed=seed + 1, seconds=left, chart_seed=seed,
+                                                     progress=progress and generic_first))
+                if generic_count else None, generic_first)
         real, total = found.points, found.found
         notes.append(found.note)
         _to_param_order(real, found.names, param)
@@ -256,9 +252,17 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
     else:
         count, generic, real, total, more, complete = _closure_counts(inner, param, G, Gg, ug, form, m2, timeout,
                                                                       seed, progress, count_seconds, force,
-                                                                      generic_count, generic_first, run)
+                                                                      generic_count, generic_first, run, stop)
         notes += more
         unattained = [p for p in real if not p.attained]
+    if stop.reason:
+        left_out = [what for what, due in (("the real weights of unattained points", attain and unattained),
+                                           ("the critical locus", model is not None and locus_seconds),
+                                           ("training", runs)) if due]
+        notes.append(f"stopped early by {stop.reason}: the counts and points are those found by then (a count not "
+                     "certified by then is a lower bound)" + (f"; not computed: {', '.join(left_out)}" if left_out
+                                                                else ""))
+        attain, locus_seconds, runs = False, 0.0, 0
     if attain and unattained:
         from m2bridge.metric.weights import attain_points, morse_index
 
@@ -267,7 +271,7 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
             if p.attained and p.index is None:  # a real function reached by complex chart weights: its index
                 p.index, p.degenerate = morse_index(param, np.array(p.weights), form.G_float(), form.u_float())
     report = LossReport(arch, data, form, count, generic, real, total, notes=notes,
-                        points_complete=complete)
+                        points_complete=complete, stopped=stop.reason)
     if model is not None and locus_seconds:
         from m2bridge.metric.critical_locus import loss_on_critical_locus
 
@@ -325,7 +329,7 @@ def _past_groebner(count: Count, generic: Count, form: DataForm, how: str, run: 
     if first:
         points = generic_points(run.share(0.8), generic.exact_solutions)
         if generic.value is None:
-            generic = points.count(how, time.perf_counter() - t1)
+            generic = points.count(how, time.perf_counter() - t1, generic=True)
         nowhere = WeightPoints.unsearched(points.system.with_form(form.G_float()), form.u_float(),
                                           "the generic form's points first (--generic-first), no monodromy at the "
                                           "data before them", points.per_function)
@@ -335,8 +339,8 @@ def _past_groebner(count: Count, generic: Count, form: DataForm, how: str, run: 
         # --timeout stops everything: with less than a quarter of the run left, the carried points stand
         late = run.seconds is not None and run.left() < 0.25 * run.seconds
         if late and not verified:
-            carried.note += "; no monodromy at the data after them: less than a quarter of the run's time was left " \
-                            "(--timeout)"
+            carried.note += "; no monodromy at the data after them: " + (
+                "the run was stopped" if past(None) else "less than a quarter of the run's time was left (--timeout)")
         if verified or late:
             return carried.count(_carried_how(how, carried), time.perf_counter() - t1), generic, carried
         before, note = carried.found, carried.note
@@ -362,7 +366,7 @@ def _past_groebner(count: Count, generic: Count, form: DataForm, how: str, run: 
         t2 = time.perf_counter()
         points = generic_points(run.share(0.5), generic.exact_solutions)
         if generic.value is None:
-            generic = points.count(how, time.perf_counter() - t2)
+            generic = points.count(how, time.perf_counter() - t2, generic=True)
         if lower:
             found = carry_from_generic(found, points, seed, until=run.until())
             count = found.count(_carried_how(how, found), time.perf_counter() - t1)
@@ -384,7 +388,7 @@ def _to_param_order(points: list[CriticalPoint], names: list[Any], param: Any) -
 
 
 def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds, notes, generic_count=True,
-                  generic_first=False, run=None):
+                  generic_first=False, run=None, stop=None):
     """The counts in weight space on a chart that cuts the generic fiber (of dimension len(weights) - r) to finitely
     many points (:func:`chart_weights`), divided by the chart's points in a generic fiber (counted); the points by
     monodromy on that chart, which also counts, with the trace test, where F4 does not finish within
@@ -417,21 +421,22 @@ def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_
     system = PolynomialSystem(param.reduced, param.weights, form.G_float(), W0,
                               np.eye(m)[:, [i for i in range(m) if i not in chart]])
     at_data = count.exact_solutions
-    count, generic, found = _past_groebner(
-        count, generic, form, f"monodromy in weight space on the chart {fixed} = 1, the exact count's Groebner "
-        "bases not having finished", run, seed,
-        lambda left: system_points(system, form.u_float(), at_random_u.exact_solutions, at_data, seed=seed,
-                                   seconds=left, progress=progress, per_function=per),
-        (lambda left, target: system_points(system.with_form(np.array(Gg, dtype=float)), np.array(ug, dtype=float),
-                                            target, None, seed=seed + 1, seconds=left, per_function=per,
-                                            progress=progress and generic_first))
-        if generic_count else None, generic_first)
+    with stoppable(stop):
+        count, generic, found = _past_groebner(
+            count, generic, form, f"monodromy in weight space on the chart {fixed} = 1, the exact count's Groebner "
+            "bases not having finished", run, seed,
+            lambda left: system_points(system, form.u_float(), at_random_u.exact_solutions, at_data, seed=seed,
+                                       seconds=left, progress=progress, per_function=per),
+            (lambda left, target: system_points(system.with_form(np.array(Gg, dtype=float)),
+                                                np.array(ug, dtype=float), target, None, seed=seed + 1, seconds=left,
+                                                per_function=per, progress=progress and generic_first))
+            if generic_count else None, generic_first)
     notes.append(f"the points: monodromy in weight space on the chart {fixed} = 1; " + found.note)
     return count, generic, found.points, found.found, notes, found.complete
 
 
 def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds=None, force=False,
-                    generic_count=True, generic_first=False, run=None):
+                    generic_count=True, generic_first=False, run=None, stop=None):
     """The counts from the closure's equations (a hypersurface: Lagrange, and the points from the ideal over QQ), or
     in weight space when the generic fiber is the scaling; for the layers :func:`profile_model` does not cover."""
     from m2bridge.exact.compute import exact_dimension, implicitize
@@ -452,8 +457,9 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, c
         def orbit(X: np.ndarray) -> np.ndarray:  # V -> zeta V, zeta^r = 1: the other points of the fiber
             return np.vstack([np.where(values, z * X, X) for z in roots])
 
-        found = system_points(system, form.u_float(), at_random_u.exact_solutions, count.exact_solutions, seed=seed,
-                              seconds=timeout, progress=progress, per_function=r, orbit=orbit)
+        with stoppable(stop):
+            found = system_points(system, form.u_float(), at_random_u.exact_solutions, count.exact_solutions,
+                                  seed=seed, seconds=timeout, progress=progress, per_function=r, orbit=orbit)
         _to_param_order(found.points, found.names, param)  # the MLP's weights equal to 1
         return count, generic, found.points, found.found, [
             f"attention then an MLP of width 1 and degree {r}: out_j = w2 w1^{r} z_j^{r}, and w2 w1^{r} is absorbed by "
@@ -487,7 +493,7 @@ def _closure_counts(arch, param, G, Gg, ug, form, m2, timeout, seed, progress, c
         points = critical_points(gens, n, G, form.u, m2, timeout=timeout, seed=seed)
     else:  # in weight space on a chart of the generic fiber: fewer unknowns than Lagrange multipliers
         return _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_seconds, notes,
-                             generic_count, generic_first, run)
+                             generic_count, generic_first, run, stop)
     if points and count.value is not None and len(points) != count.value:
         notes.append(f"{len(points)} points from the ideal over QQ against {count.value} counted modulo primes")
     complete = bool(points) and count.value is not None and len(points) == count.value  # all, from the ideal over QQ

@@ -21,7 +21,7 @@ import numpy as np
 import sympy
 
 from m2bridge.bridge.session import Macaulay2
-from m2bridge.deadline import Budget
+from m2bridge.deadline import Budget, Stop, stoppable
 from m2bridge.errors import ArchitectureError, M2Timeout
 from m2bridge.exact.counts import Count, hypersurface_count
 from m2bridge.fields import SMALL_PRIME
@@ -82,6 +82,7 @@ class RobustnessReport:
     attack_summary: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    stopped: str | None = None  # why the search for the critical points was stopped early (Ctrl-C, --timeout)
     fibers: list[tuple[sympy.Expr, np.ndarray]] = field(default_factory=list)  # per factor f of g: every complex
     # critical point (y, lam) for X0 of the system of f, for the pictures
 
@@ -102,7 +103,8 @@ class RobustnessReport:
                 "ed_degree": self.ed_degree.to_dict(), "generic_cubic_ed_degree": self.generic.to_dict(),
                 "complex_critical_points": self.complex_count,
                 "real_critical_points": [p.to_dict() for p in self.points], "radius": self.radius,
-                "attack": self.attack, "attack_summary": self.attack_summary, "notes": self.notes,
+                "attack": self.attack, "attack_summary": self.attack_summary, "stopped": self.stopped,
+                "notes": self.notes,
                 "seconds": round(self.seconds, 2)}
 
     def __str__(self) -> str:
@@ -230,17 +232,19 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     t_start = time.perf_counter()
     budget = Budget(timeout or None)
     reserve = 0.05 * timeout if timeout else 0.0
+    stop = Stop()  # a Ctrl-C or the run's time limit during the search: it keeps its points, and the rest is skipped
 
     def limit(fraction: float = 1.0) -> float | None:
         """Seconds for the next part: ``fraction`` of what is left of ``timeout`` less the report's reserve (at
         least 1 s)."""
         left = budget.left()
-        return None if left is None else max(1.0, fraction * (left - reserve))
+        return 1.0 if stop.reason else None if left is None else max(1.0, fraction * (left - reserve))
 
     def spent() -> bool:
-        """Whether less than a second is left for the parts (the rest is the report's reserve)."""
+        """Whether less than a second is left for the parts (the rest is the report's reserve), or the search was
+        stopped."""
         left = budget.left()
-        return left is not None and left - reserve < 1.0
+        return stop.reason is not None or (left is not None and left - reserve < 1.0)
 
     end = None if timeout is None else budget.until() - reserve  # no path starts after it
 
@@ -312,9 +316,13 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
         exact_count = None if one_prime else exact_count  # monodromy then stops by its own rule, not at that count
         search = limit(0.5 if exact else 0.6)  # monodromy; the paths to X0 end by 85% (the rest: the proofs)
         until = None if end is None else min(end, time.monotonic() + limit(0.85))
-        pts, how, mono = all_points(f, n, exact_count.value if exact_count else None, u, rng, search,
-                                     pencil=one_prime is None, hint=one_prime.value if one_prime else None,
-                                     until=until)
+        with stoppable(stop):
+            pts, how, mono = all_points(f, n, exact_count.value if exact_count else None, u, rng, search,
+                                         pencil=one_prime is None, hint=one_prime.value if one_prime else None,
+                                         until=until)
+        if stop.reason and not any(note.startswith("stopped early") for note in notes):
+            notes.append(f"stopped early by {stop.reason}: the critical points are those found by then; the proofs, "
+                         "counts and checks after the search were not run")
         if until is not None and time.monotonic() >= until:
             notes.append("the paths to X0 were cut by the time limit (--timeout): points may be missing at X0")
         methods.append(how)
@@ -411,7 +419,8 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
                 notes.append("the comparison with other random weights ran out of the time left (--timeout)")
     report = RobustnessReport(arch, clf, X0, g, n, factors, {}, ed, generic, points, complex_count, radius,
                               notes=notes, fibers=fibers)
-    if runs:
+    report.stopped = stop.reason
+    if runs and not stop.reason:
         report.attack, report.attack_summary = attack(reduced, n, X0, runs, seed, radius.get("value"))
         low = radius.get("enclosure", [None])[0]
         nearer = [r["radius"] for r in report.attack if low is not None and r["radius"] < low * (1 - 1e-9)]
@@ -424,7 +433,9 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
                                 "critical point proved (the attack's points are not proved to lie on the boundary)")
     report.notes.append("points found by " + "; ".join(methods))
     left = budget.left()  # last: it only informs
-    report.singular = _singular_locus(g, ys, arch, clf, m2, None if left is None else left - reserve)
+    report.singular = ({"dimension": None, "degree": None, "contains": [], "method": f"not computed: the run was "
+                        f"stopped ({stop.reason})"} if stop.reason else
+                       _singular_locus(g, ys, arch, clf, m2, None if left is None else left - reserve))
     report.seconds = time.perf_counter() - t_start
     return report
 

@@ -232,15 +232,30 @@ class WeightPoints:
                    u=np.asarray(u, dtype=complex), per_function=per_function)
 
     def trace_verdict(self) -> str:
-        """What the trace test said where it did not pass: fails, ran out of time, or could not be run."""
-        return ("fails" if np.isfinite(self.deviation) else "ran out of time" if np.isnan(self.deviation) else
+        """What the trace test said where it did not pass: fails, did not finish, or could not be run."""
+        return ("fails" if np.isfinite(self.deviation) else "did not finish (out of time, or the run was stopped)"
+                if np.isnan(self.deviation) else
                 "could not be run")
 
-    def count(self, method: str, seconds: float) -> Count:
+    def count(self, method: str, seconds: float, generic: bool = False) -> Count:
         """The number of critical points at the data as a :class:`Count`: certified when the trace test passed at the
         random target and as many distinct solutions were found at the data (the number of isolated nonsingular
-        solutions at any target is at most the generic one), else a lower bound."""
+        solutions at any target is at most the generic one), else a lower bound (not computed where none was found).
+        ``generic``: the form and targets are generic (the generic form's count), so the solutions found at the
+        random target, the same number at every generic target, are a lower bound too where fewer arrived."""
         status = Status.LOWER_BOUND
+        if generic and not self.carried and self.at_random > self.found:
+            passed = TraceTest(True, self.deviation, self.margin).describe()
+            return Count(self.at_random, method, (
+                f"certified: the trace test passes at a random target ({passed}), whose count is that of every "
+                "generic target, this form's own among them"
+                if self.traced else f"lower bound: {self.at_random} solutions found at a random target (as many as "
+                f"at any generic target, this form's own among them), the trace test {self.trace_verdict()}")
+                + f"; {self.found} of them tracked to the form's own target", {}, seconds,
+                status=Status.VERIFIED if self.traced else Status.LOWER_BOUND)
+        if not self.found and not self.carried:
+            return Count(None, method, f"not computed: no solution found ({self.at_random} at a random target, "
+                         f"{self.loops} monodromy loops)", {}, seconds, status=Status.NOT_COMPUTED)
         if self.carried:
             how, status = self.carried, self.carried_status
         elif self.traced and self.found == self.at_random:

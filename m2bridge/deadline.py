@@ -13,8 +13,8 @@ second Ctrl-C raises :class:`KeyboardInterrupt` as usual.
 
 from __future__ import annotations
 
+import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -105,11 +105,12 @@ def past(until: float | None) -> bool:
 
 def request_stop(reason: str) -> None:
     """Ask the searches inside :func:`stoppable` to stop at their next batch and keep what they found (said once, on
-    standard error)."""
-    if not _STOPS:
+    standard error); outside every such region it does nothing."""
+    if _STOPPABLE and not _STOPS:
         _STOPS.append(reason)
-        print(f"\nm2bridge: stopping on {reason}: the search ends at its next batch of paths and keeps what it found"
-              + (" (Ctrl-C again to abort)" if reason == CTRL_C else ""), file=sys.stderr, flush=True)
+        # os.write, not print: a signal handler may run while the progress bar is writing to standard error
+        os.write(2, (f"\nm2bridge: stopping on {reason}: the search ends at its next batch of paths and keeps what it "
+                     f"found{' (Ctrl-C again to abort)' if reason == CTRL_C else ''}\n").encode())
 
 
 CTRL_C = "Ctrl-C"
@@ -117,9 +118,12 @@ CTRL_C = "Ctrl-C"
 
 @dataclass
 class Stop:
-    """What :func:`stoppable` yields: why the search inside it was stopped early (None: it was not)."""
+    """What :func:`stoppable` yields: why the search inside it was stopped early (None: it was not). ``active``
+    False: its regions do nothing (Ctrl-C and the time limit raise as usual). A region entered with a Stop that was
+    already stopped starts stopped: the rest of a stopped run's searches return at once."""
 
     reason: str | None = None
+    active: bool = True
 
 
 @contextmanager
@@ -128,10 +132,14 @@ def stoppable(stop: Stop | None = None) -> Iterator[Stop]:
     main thread) and the firing of the run's :class:`Deadline` ask the searches to stop at their next batch instead
     of raising; the second Ctrl-C raises :class:`KeyboardInterrupt`. The stop ends with the outermost region, whose
     ``reason`` keeps it (the session stays usable: a later search runs in full); ``stop``: the :class:`Stop` to fill
-    (several regions of one run may share one)."""
+    (several regions of one run share one)."""
     stop = stop or Stop()
+    if not stop.active:
+        yield stop
+        return
+    main = threading.current_thread() is threading.main_thread()
     previous, installed = None, False
-    if not _STOPPABLE and threading.current_thread() is threading.main_thread():
+    if not _STOPPABLE and main:
         previous = signal.getsignal(signal.SIGINT)
         if previous is not signal.SIG_IGN:
             def on_sigint(signum: int, frame: object) -> None:
@@ -141,13 +149,22 @@ def stoppable(stop: Stop | None = None) -> Iterator[Stop]:
             signal.signal(signal.SIGINT, on_sigint)
             installed = True
     _STOPPABLE.append(stop)
+    if stop.reason and not _STOPS:  # a stopped run: said already
+        _STOPS.append(stop.reason)
     try:
         yield stop
     finally:
-        _STOPPABLE.pop()
-        if _STOPS:
-            stop.reason = stop.reason or _STOPS[0]
-        if not _STOPPABLE:
-            _STOPS.clear()
-        if installed:
-            signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+        # no Ctrl-C or timer between the clean-up's steps (they are handled after it, outside the region)
+        masks = main and hasattr(signal, "pthread_sigmask")
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGALRM}) if masks else None
+        try:
+            if installed:
+                signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+            _STOPPABLE.pop()
+            if _STOPS:
+                stop.reason = stop.reason or _STOPS[0]
+            if not _STOPPABLE:
+                _STOPS.clear()
+        finally:
+            if blocked is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)

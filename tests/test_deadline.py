@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from m2bridge.deadline import CTRL_C, Budget, Deadline, past, request_stop, stoppable
+from m2bridge.deadline import CTRL_C, Budget, Deadline, Stop, past, request_stop, stoppable
 from m2bridge.errors import RunTimeout
 
 
@@ -78,3 +78,50 @@ def test_monodromy_stopped_after_its_first_round_returns_the_points_it_found():
         assert not ok.any() and np.array_equal(X, cut.points)
     assert stop.reason == CTRL_C and len(rounds) == 1 and cut.paths < full.paths
     assert 0 < len(cut.points) <= len(full.points) == 6
+
+
+def test_a_form_homotopy_stopped_in_its_end_game_certifies_nothing(monkeypatch):
+    # the generic form's 6 critical points on the rank-one 2 x 2 matrices carried to the Frobenius form (2 points,
+    # Eckart-Young; test_homotopy), a stop asked as the end game starts: its paths are not started and come back
+    # failed, which must count as lost (ends unknown), not as paths that went to infinity; the same carry without a
+    # stop is complete (4 paths to infinity)
+    import sympy
+
+    from m2bridge.homotopy import endgame
+    from m2bridge.homotopy.monodromy import monodromy
+    from m2bridge.homotopy.systems import DistanceSystem, seed
+
+    y = sympy.symbols("y_1:5")
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((4, 4))
+    generic = DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, A.T @ A + np.eye(4))
+    frobenius = DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, np.eye(4))
+    start, u0 = seed(generic, rng)
+    points = monodromy(generic, start, u0, rng, stall=10).points
+    u = rng.standard_normal(4)
+    whole = endgame.form_homotopy(generic, frobenius, points, u0, u, np.random.default_rng(5))
+    assert whole.complete and len(whole.points) == 2 and whole.ended_elsewhere == 4
+    real_track = endgame.tracker.track
+
+    def stop_at_the_end_game(H, X0, ua, ub, *args, **kwargs):
+        if np.allclose(ua, 0.99):  # s = 1 - end_game: the end game's segment
+            request_stop(CTRL_C)
+        return real_track(H, X0, ua, ub, *args, **kwargs)
+
+    monkeypatch.setattr(endgame.tracker, "track", stop_at_the_end_game)
+    with stoppable():
+        cut = endgame.form_homotopy(generic, frobenius, points, u0, u, np.random.default_rng(5))
+    assert not cut.complete and cut.ended_elsewhere == 0 and cut.lost == 6 - len(cut.points)
+
+
+def test_a_stopped_run_stays_stopped_and_an_inactive_region_raises_as_before():
+    request_stop(CTRL_C)  # outside every region: nothing to stop, and nothing left set
+    assert not past(None)
+    stop = Stop(reason=CTRL_C)  # a run stopped in an earlier region: its later searches return at once
+    with stoppable(stop):
+        assert past(None)
+    assert not past(None) and stop.reason == CTRL_C
+    with pytest.raises(RunTimeout):  # a caller that needs every part: the time limit raises inside the search too
+        with Deadline(0.2):
+            with stoppable(Stop(active=False)):
+                _wait_for(lambda: False, 5.0)

@@ -304,35 +304,42 @@ def test_a_critical_function_off_the_chart_makes_the_quotient_unreliable(m2):
     assert report.comparison() == "not compared (a count is unreliable)"
 
 
-def test_ctrl_c_as_the_search_starts_prints_what_was_found_and_exits_130(m2, monkeypatch, capsys, sigint):
-    # (2,1), every exact count stopped at once, --generic-first: a real Ctrl-C (SIGINT to this process) as the
-    # generic form's monodromy starts: the search stops at its first check, keeping its seed points, and the command
+def test_ctrl_c_after_the_first_round_prints_what_was_found_and_exits_130(m2, monkeypatch, capfd, sigint, tmp_path):
+    # (2,1), every exact count stopped at once, --generic-first: a real Ctrl-C (SIGINT to this process) after the
+    # generic form's first monodromy round: the search stops at its next check, keeping its points, and the command
     # prints its report (the generic count a lower bound from the points at the random target, the data's not
-    # computed: no point was found there), says why in the notes and in JSON, and exits 130
+    # computed: no point was tracked there), says why in the notes and in JSON, draws no picture, and exits 130
     import os
     import signal
+    from dataclasses import replace
 
     from m2bridge.cli.main import main
-    from m2bridge.metric import loss
+    from m2bridge.homotopy import pipeline
     from m2bridge.results import Status
 
     _exact_counts_run_past_their_limit(monkeypatch, m2)
-    real_profile_points = loss.profile_points
+    real_monodromy, rounds = pipeline.monodromy, []
 
-    def interrupted(*args, **kwargs):
-        os.kill(os.getpid(), signal.SIGINT)
-        return real_profile_points(*args, **kwargs)
+    def interrupted(system, start, u0, rng, options):
+        def on_loop(points: int, paths: int) -> None:
+            rounds.append(points)
+            if len(rounds) == 1:
+                os.kill(os.getpid(), signal.SIGINT)
+        return real_monodromy(system, start, u0, rng, replace(options, on_loop=on_loop))
 
-    monkeypatch.setattr(loss, "profile_points", interrupted)
+    monkeypatch.setattr(pipeline, "monodromy", interrupted)
+    picture = tmp_path / "training.png"
     code = main(["loss", "--dims", "2,1", "--ranks", "2", "--tokens", "2", "--samples", "5", "--seed", "1",
-                 "--count-seconds", "0.5", "--locus-seconds", "0", "--runs", "3", "--generic-first", "--json"])
-    out = capsys.readouterr()
+                 "--count-seconds", "0.5", "--locus-seconds", "0", "--runs", "3", "--generic-first", "--json",
+                 "--plot", str(picture)])
+    out = capfd.readouterr()
     data = json.loads(out.out)
-    assert code == 130 and data["stopped"] == "Ctrl-C" and "stopping on Ctrl-C" in out.err
+    assert code == 130 and data["stopped"] == "Ctrl-C" and "stopping on Ctrl-C" in out.err and len(rounds) == 1
+    assert "no picture written" in out.err and not picture.exists()
     assert data["ed_degree"]["status"] == Status.NOT_COMPUTED.value and data["ed_degree"]["value"] is None
     generic = data["generic_ed_degree"]
-    assert generic["status"] == Status.LOWER_BOUND.value and 1 <= generic["value"] < 14
-    assert "found at a random target" in generic["certificate"]
+    assert generic["status"] == Status.LOWER_BOUND.value and 1 <= generic["value"] <= 14
+    assert generic["value"] == rounds[0] and "found at a random target" in generic["certificate"]
     assert data["training"] == [] and any(n.startswith("stopped early by Ctrl-C") for n in data["notes"])
 
 

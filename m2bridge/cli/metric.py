@@ -41,13 +41,21 @@ def cmd_loss(args: argparse.Namespace) -> int:
                              progress=not args.json, locus_seconds=args.locus_seconds,
                              count_seconds=args.count_seconds, force=args.force, generic=not args.no_generic,
                              generic_first=args.generic_first)
-    if args.plot:
+    _no_pictures_after_a_stop(report.stopped, args.plot)
+    if args.plot and not report.stopped:
         from m2bridge.report.plots import training_plot
 
         training_plot(report, args.plot)
         print(f"m2bridge: training picture written to {args.plot}", file=sys.stderr)
     emit(args, report.to_dict(), str(report))
     return 130 if report.stopped == CTRL_C else 0  # what was found is printed; the exit says it was interrupted
+
+
+def _no_pictures_after_a_stop(stopped: str | None, *paths: str | None) -> None:
+    """After a stopped search (Ctrl-C, --timeout) no picture is drawn (it would need the parts not run): says so."""
+    for path in paths if stopped else ():
+        if path:
+            print(f"m2bridge: no picture written to {path}: the search was stopped ({stopped})", file=sys.stderr)
 
 
 def cmd_robust(args: argparse.Namespace) -> int:
@@ -62,12 +70,13 @@ def cmd_robust(args: argparse.Namespace) -> int:
     with path_workers(args):
         report = robustness_report(arch, clf, X0, seed=args.seed, runs=args.runs, timeout=args.timeout,
                                    method=args.method)
-    if args.plot:
+    _no_pictures_after_a_stop(report.stopped, args.plot, args.discriminant)
+    if args.plot and not report.stopped:
         from m2bridge.report.plots import attack_plot
 
         attack_plot(report, args.plot)
         print(f"m2bridge: attack picture written to {args.plot}", file=sys.stderr)
-    if args.discriminant:
+    if args.discriminant and not report.stopped:
         from m2bridge.report.plots import discriminant_plot
 
         discriminant_plot(report, args.discriminant, seed=args.seed)

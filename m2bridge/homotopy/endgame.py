@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from m2bridge.deadline import past
 from m2bridge.homotopy import tracker
 from m2bridge.homotopy.tables import FormTables, PolynomialTables, WeightTables
 from m2bridge.homotopy.dedup import meeting, new_points, nonsingular
@@ -152,8 +153,10 @@ def form_homotopy(a: Any, b: Any, X: np.ndarray, ua: np.ndarray, ub: np.ndarray,
         points = new_points(np.zeros((0, X.shape[1])), ends[regular], noise=noise)
         lost = max(0, len(X) - len(before))
         repeated = len(regular) - len(points) + max(0, len(before) - len(X))
-        if not lost and not repeated:
+        if (not lost and not repeated) or past(None):
             break
+    if past(None):  # a stop cut paths short (not started, they look failed): their ends are unknown, none "elsewhere"
+        return FormHomotopyResult(points, len(X), max(0, len(X) - len(points)), 0, repeated)
     return FormHomotopyResult(points, len(X), lost, int((state == 2).sum()), repeated)
 
 

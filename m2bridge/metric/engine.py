@@ -62,8 +62,8 @@ def monodromy_count(solved: Solved, seconds: float) -> Count:
     result, trace = solved.monodromy, solved.trace
     return Count(len(result.points), f"monodromy ({result.loops} loops, {result.paths} paths)",
                  f"trace test passed (the trace is affine: {trace.describe()})" if trace.passed else
-                 "lower bound: monodromy was stopped by its time limit before the trace test could finish, so "
-                 "solutions may be missing" if np.isnan(trace.deviation) else
+                 "lower bound: monodromy was stopped (its time limit, or a stop of the run) before the trace test "
+                 "could finish, so solutions may be missing" if np.isnan(trace.deviation) else
                  f"lower bound: the trace test failed ({trace.describe()}), so solutions may be missing",
                  {}, seconds, status=Status.VERIFIED if trace.passed else Status.LOWER_BOUND)
 

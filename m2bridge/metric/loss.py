@@ -10,7 +10,6 @@ and training runs (gradient descent and L-BFGS) matched to those points.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -35,104 +34,12 @@ from m2bridge.exact.problem import exact_size
 from m2bridge.homotopy.tracker import tracking_workers
 from m2bridge.metric.data import DataForm, Dataset, data_form, generic_form, kronecker_form
 from m2bridge.metric.engine import CriticalPoint, critical_points
+from m2bridge.metric.loss_result import LossReport
 from m2bridge.metric.profile_points import profile_points
 from m2bridge.metric.carry import carry_from_generic, joined, missing_from
 from m2bridge.metric.weight_points import PolynomialSystem, WeightPoints, system_points
 from m2bridge.metric.weights import jacobian_rank
 from m2bridge.network import AttentionNetwork
-
-
-@dataclass
-class LossReport:
-    architecture: AttentionNetwork
-    data: Dataset
-    form: DataForm
-    ed_degree: Count
-    generic_ed_degree: Count
-    points: list[CriticalPoint]
-    all_points: int
-    training: list[dict[str, Any]] = field(default_factory=list)
-    training_summary: dict[str, Any] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    points_complete: bool | None = None  # every complex critical point found (None: not by monodromy)
-    critical_locus: Any = None  # CriticalLocusLoss: weight-space critical points that are not pure (one layer)
-    stopped: str | None = None  # why the search for the points was stopped early (Ctrl-C, --timeout), keeping them
-
-    def comparison(self) -> str:
-        a, b = self.ed_degree.value, self.generic_ed_degree.value
-        if b is None and self.generic_ed_degree.status is Status.NOT_COMPUTED:
-            return f"not compared (the generic form's count: {self.generic_ed_degree.certificate})"
-        if a is None or b is None:
-            return "not compared (a count is missing)"
-        if any(c.status is Status.LOWER_BOUND for c in (self.ed_degree, self.generic_ed_degree)):
-            return "not compared (a count is only a lower bound)"
-        if any(c.status is Status.UNRELIABLE for c in (self.ed_degree, self.generic_ed_degree)):
-            return "not compared (a count is unreliable)"
-        if a == b:
-            return "equal: this data-induced form gives the generic number of critical points"
-        why = (f"; here G = I_{self.architecture.dims[-1]} (x) G_0: the same Gram matrix G_0 for every output row "
-               "(each output row's coordinates see the same inputs), block diagonal, far from generic"
-               if self.form.kronecker else "")
-        return (f"differs: {a} for the data against {b} for a generic form; G = sum_n M_n^T M_n is a sum of "
-                "Gram matrices of the data's monomials, not a generic quadratic form" + why)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.architecture.to_dict(), "status": self.ed_degree.status.value,  # the count of critical points
-                "data": self.data.source, "samples": self.data.samples,
-                "coordinates": len(self.form.u), "residual_loss": float(self.form.residual),
-                "realizable": self.realizable, "fit": [float(v) for v in self.form.u],
-                "ed_degree": self.ed_degree.to_dict(), "generic_ed_degree": self.generic_ed_degree.to_dict(),
-                "data_equals_generic": (self.ed_degree.value == self.generic_ed_degree.value  # null: not both certain
-                                        if self.ed_degree.status.certain and self.generic_ed_degree.status.certain
-                                        else None),
-                "complex_critical_points": self.all_points, "all_points_found": self.points_complete,
-                "real_critical_points": [p.to_dict() for p in self.points],
-                "critical_locus": None if self.critical_locus is None else self.critical_locus.to_dict(),
-                "spurious_minimum": None if self.critical_locus is None else self.critical_locus.spurious_minimum,
-                "training": self.training, "training_summary": self.training_summary,
-                "stopped": self.stopped, "notes": self.notes, "seconds": round(self.seconds, 3)}
-
-    @property
-    def realizable(self) -> bool | None:
-        """Whether the targets are realized by a function of the closure (zero loss is attainable): True when a
-        critical point has zero loss, False when none has and all of them were found, None (unknown) otherwise."""
-        if any(p.loss is not None and p.loss + float(self.form.residual) < 1e-9 * (1 + float(self.form.residual))
-               for p in self.points):
-            return True
-        return False if self.points_complete and self.all_points else None
-
-    def __str__(self) -> str:
-        arch = self.architecture
-        lines = [f"{arch.label()}: squared loss of {self.data.samples} samples ({self.data.source})",
-                 f"  data-induced form G on the {len(self.form.u)} reduced coordinates (positive definite); "
-                 f"loss = (c - u)^T G (c - u) + {float(self.form.residual):.6g}, the last term the part no function "
-                 "in the span removes; " + {True: "the targets are realizable (a critical point has zero loss)",
-                                           False: "the targets are not realized by the closure (no critical point "
-                                                  "has zero loss)",
-                                           None: "whether the targets are realized is not known (the critical "
-                                                 "points were not all computed)"}[self.realizable],
-                 f"  critical points of the loss on the smooth part of the closure (complex): {self.ed_degree}",
-                 f"  generic ED degree (random positive definite G): {self.generic_ed_degree}",
-                 f"  data against generic: {self.comparison()}",
-                 f"  real critical points: {len(self.points)} of {self.all_points} complex"
-                 + (" (some may be missing: see the notes)" if self.points_complete is False else "") if self.all_points
-                 or not self.ed_degree.value else "  real critical points: not computed for this network (see the "
-                 "notes)"]
-        for k, p in enumerate(sorted(self.points, key=lambda q: q.loss), start=1):
-            attained = ("attained by real weights" if p.attained else "not attained by real weights found"
-                        if p.attained is False else "attainment not checked")
-            lines.append(f"    {k}. loss {p.loss + float(self.form.residual):.6g}, {p.kind}, {attained}")
-        if self.critical_locus is not None:
-            lines.append("  weight-space critical points that are not pure (on the parametrization's critical locus, "
-                         "where the Jacobian drops rank):")
-            lines += ["  " + line for line in self.critical_locus.lines()]
-        if self.training:
-            lines.append("  training (end points matched to the critical points above by distance in G):")
-            for row in self.training_summary.get("table", []):
-                lines.append("    " + row)
-        lines += [f"  note: {n}" for n in self.notes]
-        return "\n".join(lines)
 
 
 MAX_LOSS_COORDINATES = 64  # one layer: the loss needs no elimination, so it reaches past the exact path's limits
@@ -153,7 +60,7 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
                 runs: int = 0, timeout: float | None = None, attain: bool = True,
                 progress: bool = False, locus_seconds: float = 60.0, count_seconds: float | None = None,
                 force: bool = False, workers: int | None = None, generic: bool = True,
-                generic_first: bool = False) -> LossReport:
+                generic_first: bool = False, keep_found: bool = True) -> LossReport:
     """Everything ``m2bridge loss`` prints, for one network and one dataset (see the module docstring);
     ``locus_seconds``: the time limit of each step of the critical points on the critical locus (0: skip them);
     ``count_seconds``: the time limit of each exact count of one layer, past which monodromy with the trace test
@@ -164,20 +71,22 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
     would be carried from; ``generic_first``: where the data's exact count did not finish, the generic form's points
     are searched first, with most of the time, and carried to the data, whose own monodromy runs only where that
     carry does not certify its count (for layers whose data's own trace test decides late or never, such as
-    (4,1)'s; the default order, the data's first, suits those whose generic count is out of reach, such as (3,2)'s).
-    Networks beyond the loss's exact path are refused (:func:`check_loss_feasible`)."""
+    (4,1)'s; the default order, the data's first, suits those whose generic count is out of reach, such as (3,2)'s);
+    ``keep_found``: Ctrl-C or the time limit during the search for the points stops it and the report keeps what it
+    found (:func:`~m2bridge.deadline.stoppable`; False: they raise, for callers that need every part). Networks
+    beyond the loss's exact path are refused (:func:`check_loss_feasible`)."""
     if generic_first and not generic:
         raise ArchitectureError("--generic-first searches the generic form's points first, and --no-generic skips "
                                 "them: drop one of the two")
     with tracking_workers(workers):
         return _loss_report(arch, data, m2, seed, runs, timeout, attain, progress, locus_seconds, count_seconds,
-                            force, generic, generic_first)
+                            force, generic, generic_first, keep_found)
 
 
 def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, seed: int, runs: int,
                  timeout: float | None, attain: bool, progress: bool, locus_seconds: float,
                  count_seconds: float | None, force: bool, generic_count: bool = True,
-                 generic_first: bool = False) -> LossReport:
+                 generic_first: bool = False, keep_found: bool = True) -> LossReport:
     from m2bridge.bridge.session import default_session
     from m2bridge.exact.problem import parametrization
 
@@ -198,7 +107,7 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
     check_loss_feasible(arch, force)
     t0 = time.perf_counter()
     run = Budget(timeout)  # the monodromies get shares of what is left of it
-    stop = Stop()  # a Ctrl-C or the run's time limit during the searches: they stop and keep what they found
+    stop = Stop(active=keep_found)  # Ctrl-C or the run's time limit during the searches: they keep what they found
     m2 = m2 or default_session()
     inner = arch.replace(residual=False) if any(arch.residual) else arch  # the network computed on
     param = parametrization(inner)
@@ -337,7 +246,7 @@ def _past_groebner(count: Count, generic: Count, form: DataForm, how: str, run: 
         verified = carried.carried_status is Status.VERIFIED
         # a search's round runs past its share by up to a pass over all the points ((4,1): a minute), and the run's
         # --timeout stops everything: with less than a quarter of the run left, the carried points stand
-        late = run.seconds is not None and run.left() < 0.25 * run.seconds
+        late = past(None) or (run.seconds is not None and run.left() < 0.25 * run.seconds)
         if late and not verified:
             carried.note += "; no monodromy at the data after them: " + (
                 "the run was stopped" if past(None) else "less than a quarter of the run's time was left (--timeout)")

@@ -215,7 +215,7 @@ def attack(g: sympy.Expr, n: int, X0: np.ndarray, runs: int, seed: int, radius: 
 
 def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0: np.ndarray | None = None,
                       m2: Macaulay2 | None = None, seed: int = 0, runs: int = 20, timeout: float | None = 300.0,
-                      method: str = "auto") -> RobustnessReport:
+                      method: str = "auto", keep_found: bool = True) -> RobustnessReport:
     """The boundary of the classifier, its ED degree, the critical points and the certified radius for X0.
 
     ``method``: "exact" (F4 counts, an error when they time out), "monodromy" (monodromy with the trace test
@@ -224,7 +224,10 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     where no exact count follows it, the paths to X0 no more than 85%), less a twentieth kept for the report itself, and a count or test that
     the time left does not reach is reported as not computed, not lost with the rest. In "auto", a second prime
     that would end past the count's share is not started: monodromy's points, found without that count and proved
-    by interval Newton at X0, are then checked against the one prime's (:func:`beside_one_prime`)."""
+    by interval Newton at X0, are then checked against the one prime's (:func:`beside_one_prime`). ``keep_found``:
+    Ctrl-C or the time limit during the search for the critical points stops it and the report keeps what it found,
+    the parts after it not run (:func:`~m2bridge.deadline.stoppable`; False: they raise, for callers that need
+    every part)."""
     if method not in ("auto", "exact", "monodromy"):
         raise ArchitectureError(f"method must be auto, exact or monodromy, got {method!r}")
     if arch.softmax:
@@ -232,7 +235,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     t_start = time.perf_counter()
     budget = Budget(timeout or None)
     reserve = 0.05 * timeout if timeout else 0.0
-    stop = Stop()  # a Ctrl-C or the run's time limit during the search: it keeps its points, and the rest is skipped
+    stop = Stop(active=keep_found)  # Ctrl-C or the time limit during the search: it keeps its points, the rest skipped
 
     def limit(fraction: float = 1.0) -> float | None:
         """Seconds for the next part: ``fraction`` of what is left of ``timeout`` less the report's reserve (at
@@ -275,7 +278,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
 
     def count_exact(h: sympy.Expr, at: list | None = None) -> Count | None:
         nonlocal exact, last_seconds
-        if not exact:
+        if not exact or stop.reason:
             return None
         if at is not None and spent():
             notes.append("the count at X0 was not started: no time was left (--timeout)")
@@ -369,7 +372,9 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
                    least.certificate.split(" (")[0], {}, sum(c.seconds for c in counts),
                    status=weakest([c.status for c in counts]))
     complex_count = sum(len(p) for _, p in fibers)
-    generic = generic_count(int(sympy.Poly(reduced, *ys).total_degree()), n, m2, rng, limit(), seed)
+    generic = Count(None, "not computed", f"not computed: the run was stopped ({stop.reason})",
+                    status=Status.NOT_COMPUTED) if stop.reason else \
+        generic_count(int(sympy.Poly(reduced, *ys).total_degree()), n, m2, rng, limit(), seed)
     radius: dict[str, Any]
     if points:
         best = min(points, key=lambda p: p.enclosure[1])

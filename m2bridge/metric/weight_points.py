@@ -244,13 +244,13 @@ class WeightPoints:
         ``generic``: the form and targets are generic (the generic form's count), so the solutions found at the
         random target, the same number at every generic target, are a lower bound too where fewer arrived."""
         status = Status.LOWER_BOUND
-        if generic and not self.carried and self.at_random > self.found:
+        if generic and not self.carried and self.at_random > self.found and self.paths:
             passed = TraceTest(True, self.deviation, self.margin).describe()
             return Count(self.at_random, method, (
-                f"certified: the trace test passes at a random target ({passed}), whose count is that of every "
-                "generic target, this form's own among them"
-                if self.traced else f"lower bound: {self.at_random} solutions found at a random target (as many as "
-                f"at any generic target, this form's own among them), the trace test {self.trace_verdict()}")
+                f"certified: the trace test passes at a random target ({passed}), where the count is that of "
+                "every generic target" if self.traced else f"lower bound: {self.at_random} solutions found at a "
+                f"random target (the count there is that of every generic target), the trace test "
+                f"{self.trace_verdict()}")
                 + f"; {self.found} of them tracked to the form's own target", {}, seconds,
                 status=Status.VERIFIED if self.traced else Status.LOWER_BOUND)
         if not self.found and not self.carried:
@@ -329,7 +329,7 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
     how = (f"the exact count is {target}" if target is not None else "no exact count") + (
         "; the trace test (the sum of the points c along a random complex line of targets is affine) "
         + ((("passes" if traced else "fails") + f", {trace.describe()}") if np.isfinite(deviation) else
-           "was stopped: the run's time left (--timeout) ran out" if np.isnan(deviation) else
+           "did not finish: the run's time left (--timeout) ran out, or the run was stopped" if np.isnan(deviation) else
            "could not be run: on every random line tried a path failed or two met"))
     each = f" ({per_function} solutions per critical function)" if per_function > 1 else ""
     base = "complex" if np.any(result.u0.imag) else "real"  # real: the points came in conjugate pairs

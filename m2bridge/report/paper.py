@@ -124,7 +124,7 @@ def _training_lines() -> list[str]:
 
     arch = LightningAttention((2, 1), 2, 2)
     try:
-        rep = loss_report(arch, generate_dataset(arch, 5, seed=0, noise=0.5), runs=20)
+        rep = loss_report(arch, generate_dataset(arch, 5, seed=0, noise=0.5), runs=20, keep_found=False)
     except M2BridgeError as exc:
         return [f"Not computed ({type(exc).__name__}: {exc})."]
     const = float(rep.form.residual)

@@ -149,8 +149,8 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
                 count, generic, form, _MONODROMY, run, seed,
                 lambda left: profile_points(model, form.G_float(), form.u_float(), at_random_u.value, at_data,
                                             seed=seed, seconds=left, progress=progress),
-                (lambda left, target: profile_points(model, np.array(Gg, dtype=float), np.array(ug, dtype=float),
-                                                     target, None, seed=seed + 1, seconds=left, chart_seed=seed,
+                (lambda left, target: profile_points(model, np.array(Gg, dtype=float), None, target, None,
+                                                     seed=seed + 1, seconds=left, chart_seed=seed,
                                                      progress=progress and generic_first))
                 if generic_count else None, generic_first)
         real, total = found.points, found.found
@@ -336,9 +336,9 @@ def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_
             "bases not having finished", run, seed,
             lambda left: system_points(system, form.u_float(), at_random_u.exact_solutions, at_data, seed=seed,
                                        seconds=left, progress=progress, per_function=per),
-            (lambda left, target: system_points(system.with_form(np.array(Gg, dtype=float)),
-                                                np.array(ug, dtype=float), target, None, seed=seed + 1, seconds=left,
-                                                per_function=per, progress=progress and generic_first))
+            (lambda left, target: system_points(system.with_form(np.array(Gg, dtype=float)), None, target, None,
+                                                seed=seed + 1, seconds=left, per_function=per,
+                                                progress=progress and generic_first))
             if generic_count else None, generic_first)
     notes.append(f"the points: monodromy in weight space on the chart {fixed} = 1; " + found.note)
     return count, generic, found.points, found.found, notes, found.complete

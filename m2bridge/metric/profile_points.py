@@ -206,12 +206,13 @@ def least_squares_jacobian(Bw: np.ndarray, Mv: np.ndarray, H: np.ndarray, P: np.
     return PtDP - np.matmul(Zt, W[:, :, :m]), rhs
 
 
-def profile_points(model: ProfileModel, G: np.ndarray, u: np.ndarray, target: int | None, at_u: int | None = None,
-                   seed: int = 0, max_loops: int = 60, seconds: float | None = None, progress: bool = False,
-                   chart_seed: int | None = None) -> WeightPoints:
+def profile_points(model: ProfileModel, G: np.ndarray, u: np.ndarray | None, target: int | None,
+                   at_u: int | None = None, seed: int = 0, max_loops: int = 60, seconds: float | None = None,
+                   progress: bool = False, chart_seed: int | None = None) -> WeightPoints:
     """The critical points of (c - u)^T G (c - u) on the layer by :func:`.weight_points.system_points` on the
     profile system (a random real chart of V; ``chart_seed``, default ``seed``, draws it: systems for two forms that
-    a form homotopy joins need the same chart). The points' weights are in the order (A, V)."""
+    a form homotopy joins need the same chart). The points' weights are in the order (A, V). ``u`` None: the points
+    stay at monodromy's random base point, their targets then (a generic form's)."""
     rng = np.random.default_rng((seed if chart_seed is None else chart_seed) + 41)
     m = len(model.other)
     chart = np.linalg.qr(rng.standard_normal((m, m)))[0]

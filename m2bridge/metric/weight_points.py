@@ -241,17 +241,18 @@ class WeightPoints:
         """The number of critical points at the data as a :class:`Count`: certified when the trace test passed at the
         random target and as many distinct solutions were found at the data (the number of isolated nonsingular
         solutions at any target is at most the generic one), else a lower bound (not computed where none was found).
-        ``generic``: the form and targets are generic (the generic form's count), so the solutions found at the
-        random target, the same number at every generic target, are a lower bound too where fewer arrived."""
+        ``generic``: the form is generic (the generic form's count), so its count is that of the random target,
+        whose solutions count whether or not they were tracked to the form's own targets."""
         status = Status.LOWER_BOUND
-        if generic and not self.carried and self.at_random > self.found and self.paths:
+        if generic and not self.carried and self.at_random >= self.found and self.paths:
             passed = TraceTest(True, self.deviation, self.margin).describe()
             return Count(self.at_random, method, (
                 f"certified: the trace test passes at a random target ({passed}), where the count is that of "
                 "every generic target" if self.traced else f"lower bound: {self.at_random} solutions found at a "
                 f"random target (the count there is that of every generic target), the trace test "
                 f"{self.trace_verdict()}")
-                + f"; {self.found} of them tracked to the form's own target", {}, seconds,
+                + (f"; {self.found} of them tracked to the form's own targets" if self.found < self.at_random else
+                   ""), {}, seconds,
                 status=Status.VERIFIED if self.traced else Status.LOWER_BOUND)
         if not self.found and not self.carried:
             return Count(None, method, f"not computed: no solution found ({self.at_random} at a random target, "
@@ -287,7 +288,7 @@ def weight_space_points(model: ProfileModel, G: np.ndarray, u: np.ndarray, targe
     return system_points(WeightSystem(model, G, chart), u, target, at_u, seed, max_loops, seconds, progress)
 
 
-def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | None = None, seed: int = 0,
+def system_points(system: Any, u: np.ndarray | None, target: int | None, at_u: int | None = None, seed: int = 0,
                   max_loops: int = 60, seconds: float | None = None, progress: bool = False,
                   per_function: int = 1, orbit: Any = None) -> WeightPoints:
     """The solutions of a weight system (:class:`WeightSystem`, :class:`PolynomialSystem`): monodromy at a random
@@ -296,7 +297,10 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
     when they have them. ``per_function``: solutions per critical point in function space (the chart meets a generic
     fiber in that many points, and ``orbit`` maps solutions to the others of their fiber); the real points are listed
     once per function. Where paths are lost on the way to u, monodromy at u itself goes on from those that arrived
-    until ``at_u`` is reached. No new loop starts after ``seconds`` (counted from the start)."""
+    until ``at_u`` is reached. No new loop starts after ``seconds`` (counted from the start). ``u`` None: the
+    solutions stay where monodromy found them, at its random (real, where the system's coefficients are) base
+    point, which is then their targets: for a generic form, whose count is that of every generic target, and whose
+    points are only counted and carried (no tracking to targets of its own)."""
     budget = Budget(seconds)
     rng = np.random.default_rng(seed + 41)
     start, u0 = system.start(rng)
@@ -314,6 +318,9 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
         solved = solve_and_track(system, start, u0, u, rng, options, patience=16, coordinates=system.coordinates)
 
     result, trace, ends = solved.monodromy, solved.trace, solved.ends
+    at_base = u is None
+    if at_base:
+        u, ends = solved.base, result.points
     traced, deviation = trace.passed, trace.deviation
     found = len(result.points)
     filled = ""
@@ -333,14 +340,16 @@ def system_points(system: Any, u: np.ndarray, target: int | None, at_u: int | No
            "could not be run: on every random line tried a path failed or two met"))
     each = f" ({per_function} solutions per critical function)" if per_function > 1 else ""
     base = "complex" if np.any(result.u0.imag) else "real"  # real: the points came in conjugate pairs
-    note = (f"{len(ends)} complex solutions at the data{each}, tracked from the {found} found by monodromy "
-            f"{system.space} at a random {base} target ({result.loops} loops, {result.paths} paths){filled}; {how}"
+    note = ((f"{len(ends)} complex solutions{each} found by monodromy {system.space} at a random {base} target, "
+             "which is their targets" if at_base else f"{len(ends)} complex solutions at the data{each}, tracked "
+             f"from the {found} found by monodromy {system.space} at a random {base} target")
+            + f" ({result.loops} loops, {result.paths} paths){filled}; {how}"
             + ("" if complete else f": {len(ends)} distinct solutions at the data, more than the exact count {at_u}: "
                "the count or the points are wrong, so neither is certified" if at_u is not None and len(ends) > at_u
                else ": some critical points may be missing, so the real ones listed are a subset"))
-    return WeightPoints(listed(system, ends, u, per_function), len(ends) // per_function, target, result.loops,
-                        result.paths, complete, note, traced, system.names, found // per_function, deviation,
-                        trace.margin, ends, system, np.asarray(u, dtype=complex), per_function)
+    return WeightPoints([] if at_base else listed(system, ends, u, per_function), len(ends) // per_function, target,
+                        result.loops, result.paths, complete, note, traced, system.names, found // per_function,
+                        deviation, trace.margin, ends, system, np.asarray(u, dtype=complex), per_function)
 
 
 def listed(system: Any, ends: np.ndarray, u: np.ndarray, per_function: int) -> list[CriticalPoint]:

@@ -85,19 +85,11 @@ def test_a_form_homotopy_stopped_in_its_end_game_certifies_nothing(monkeypatch):
     # Eckart-Young; test_homotopy), a stop asked as the end game starts: its paths are not started and come back
     # failed, which must count as lost (ends unknown), not as paths that went to infinity; the same carry without a
     # stop is complete (4 paths to infinity)
-    import sympy
-
     from m2bridge.homotopy import endgame
-    from m2bridge.homotopy.monodromy import monodromy
-    from m2bridge.homotopy.systems import DistanceSystem, seed
 
-    y = sympy.symbols("y_1:5")
-    rng = np.random.default_rng(3)
-    A = rng.standard_normal((4, 4))
-    generic = DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, A.T @ A + np.eye(4))
-    frobenius = DistanceSystem(y[0] * y[3] - y[1] * y[2], 4, np.eye(4))
-    start, u0 = seed(generic, rng)
-    points = monodromy(generic, start, u0, rng, stall=10).points
+    from test_homotopy import _quadric_cone_forms
+
+    generic, frobenius, points, u0, rng = _quadric_cone_forms()
     u = rng.standard_normal(4)
     whole = endgame.form_homotopy(generic, frobenius, points, u0, u, np.random.default_rng(5))
     assert whole.complete and len(whole.points) == 2 and whole.ended_elsewhere == 4

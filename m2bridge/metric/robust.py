@@ -342,8 +342,9 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
         if merged:  # ends that double precision did not tell apart and the proof says are one solution
             notes.append(f"{merged} ends at X0 were the same solution as another (a Krawczyk box holds both)")
         if unreached:
-            notes.append(f"{unreached} of the {len(pts)} points at X0 were not tried by interval Newton: the time "
-                         "ran out (--timeout); the real-looking ones were tried first")
+            notes.append(f"{unreached} of the {len(pts)} points at X0 were not tried by interval Newton: "
+                         + ("the search was stopped" if stop.reason else "the time ran out (--timeout); the "
+                            "real-looking ones were tried first"))
         distinct = all_disjoint(boxes)
         if one_prime is not None:
             count = beside_one_prime(one_prime, mono, len(pts), distinct and all(b.certified for b in boxes))
@@ -379,7 +380,8 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     if points:
         best = min(points, key=lambda p: p.enclosure[1])
         lo, hi = best.enclosure
-        sing_free, sing_how = (False, "not checked: no time was left (--timeout)") if spent() else \
+        sing_free, sing_how = (False, "not checked: " + ("the search was stopped" if stop.reason else "no time was "
+                                                         "left (--timeout)")) if spent() else \
             singular_free_ball(reduced, ys, x0, hi * (1 + 1e-9), time_limit=limit(0.5), threads=current_workers())
         if all_certified and sing_free:
             # the points and the ball are proved; their completeness is as sure as the ED degree
@@ -416,7 +418,8 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     # after the radius, which it must not take the time of (it gets what is left)
     if exact and ed.value is not None and all(c.per_prime and c.status is Status.VERIFIED for c in counts):
         if spent():
-            notes.append("no time was left (--timeout) to compare the ED degree with other random weights")
+            notes.append("the ED degree was not compared with other random weights: " + (
+                "the search was stopped" if stop.reason else "no time was left (--timeout)"))
         else:
             try:
                 notes += degeneracy(arch, clf, ed, identity, m2, limit(), seed)

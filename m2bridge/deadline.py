@@ -109,8 +109,11 @@ def request_stop(reason: str) -> None:
     if _STOPPABLE and not _STOPS:
         _STOPS.append(reason)
         # os.write, not print: a signal handler may run while the progress bar is writing to standard error
-        os.write(2, (f"\nm2bridge: stopping on {reason}: the search ends at its next batch of paths and keeps what it "
-                     f"found{' (Ctrl-C again to abort)' if reason == CTRL_C else ''}\n").encode())
+        try:
+            os.write(2, (f"\nm2bridge: stopping on {reason}: the search ends at its next batch of paths and keeps what "
+                         f"it found{' (Ctrl-C again to abort)' if reason == CTRL_C else ''}\n").encode())
+        except OSError:  # standard error closed: the stop stands, unsaid
+            pass
 
 
 CTRL_C = "Ctrl-C"
@@ -154,17 +157,20 @@ def stoppable(stop: Stop | None = None) -> Iterator[Stop]:
     try:
         yield stop
     finally:
-        # no Ctrl-C or timer between the clean-up's steps (they are handled after it, outside the region)
+        # no Ctrl-C or timer between the clean-up's steps (they are handled after it, outside the region); the state
+        # is cleaned even where a pending second Ctrl-C raises as the mask is set
         masks = main and hasattr(signal, "pthread_sigmask")
-        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGALRM}) if masks else None
+        blocked = None
         try:
-            if installed:
-                signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+            if masks:
+                blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGALRM})
+        finally:
             _STOPPABLE.pop()
             if _STOPS:
                 stop.reason = stop.reason or _STOPS[0]
             if not _STOPPABLE:
                 _STOPS.clear()
-        finally:
+            if installed:
+                signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
             if blocked is not None:
                 signal.pthread_sigmask(signal.SIG_SETMASK, blocked)

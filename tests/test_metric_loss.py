@@ -373,3 +373,35 @@ def test_ctrl_c_during_the_carry_keeps_the_verified_generic_count(m2, monkeypatc
     again = loss.loss_report(arch, data, m2, seed=1, timeout=300, locus_seconds=0, count_seconds=0.5,
                              generic_first=True, runs=0)
     assert again.stopped is None and again.ed_degree.value == 14 and again.ed_degree.status is Status.VERIFIED
+
+
+def test_ctrl_c_during_the_datas_search_starts_no_generic_search(m2, monkeypatch, sigint):
+    # (2,1), every exact count stopped at once, the default order (the data first): a real Ctrl-C after the data's
+    # first monodromy round: the data's points so far are its count, a lower bound, and the generic form's search,
+    # which would only return at once with its seed points, is not started: its count stays not computed
+    import os
+    import signal
+    from dataclasses import replace
+
+    from m2bridge.homotopy import pipeline
+    from m2bridge.metric import loss
+    from m2bridge.results import Status
+
+    _exact_counts_run_past_their_limit(monkeypatch, m2)
+    forms = _forms_searched(monkeypatch)
+    real_monodromy, rounds = pipeline.monodromy, []
+
+    def interrupted(system, start, u0, rng, options):
+        def on_loop(points: int, paths: int) -> None:
+            rounds.append(points)
+            if len(rounds) == 1:
+                os.kill(os.getpid(), signal.SIGINT)
+        return real_monodromy(system, start, u0, rng, replace(options, on_loop=on_loop))
+
+    monkeypatch.setattr(pipeline, "monodromy", interrupted)
+    arch = LightningAttention((2, 1), 2, 2)
+    report = loss.loss_report(arch, generate_dataset(arch, 5, seed=3), m2, seed=1, timeout=300, locus_seconds=0,
+                              count_seconds=0.5, runs=0)
+    assert report.stopped == "Ctrl-C" and len(forms) == 1 and len(rounds) == 1
+    assert np.allclose(forms[0], report.form.G_float())  # the data's search only
+    assert report.generic_ed_degree.status is Status.NOT_COMPUTED and not report.ed_degree.status.certain

@@ -102,6 +102,8 @@ def _completeness(generic: WeightPoints) -> str:
         return "complete: " + ("its trace test passes" if generic.target is None else "its exact count reached")
     if generic.target is not None and generic.at_random < generic.target:
         return f"not complete: {generic.at_random} of its exact count {generic.target}"
+    if generic.target is not None and generic.at_random > generic.target:
+        return f"not certain: {generic.at_random} points against its exact count {generic.target}, one of them wrong"
     if not generic.traced:
         return "not complete: its trace test " + generic.trace_verdict()
     return "not complete: some of its paths did not arrive at its targets"

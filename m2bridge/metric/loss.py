@@ -271,7 +271,7 @@ def _past_groebner(count: Count, generic: Count, form: DataForm, how: str, run: 
     if count.value is None:
         count = found.count(how, time.perf_counter() - t1)
     lower = count.status is Status.LOWER_BOUND
-    if not first and generic_points is not None and (generic.value is None or lower):
+    if not first and generic_points is not None and (generic.value is None or lower) and not past(None):
         t2 = time.perf_counter()
         points = generic_points(run.share(0.5), generic.exact_solutions)
         if generic.value is None:

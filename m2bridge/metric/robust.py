@@ -414,7 +414,8 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
                 radius["lower_bound"] = {"value": below[0], "certificate": below[1]}
     else:
         radius = {"value": None, "status": Status.NOT_COMPUTED.value,
-                  "certificate": "unknown: no real critical point proved by interval Newton"}
+                  "certificate": "unknown: no real critical point proved by interval Newton"
+                  + (f" (the run was stopped: {stop.reason})" if stop.reason else "")}
     # after the radius, which it must not take the time of (it gets what is left)
     if exact and ed.value is not None and all(c.per_prime and c.status is Status.VERIFIED for c in counts):
         if spent():

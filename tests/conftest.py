@@ -43,3 +43,25 @@ def sigint():
     finally:
         # None: a handler that was not set from Python, which cannot be put back; SIG_DFL is the nearest
         signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
+
+
+@pytest.fixture
+def ctrl_c_after_first_round(monkeypatch, sigint):
+    """A real Ctrl-C (SIGINT to this process, heard whatever the suite's own disposition) after the first round of
+    every monodromy that :func:`m2bridge.homotopy.pipeline.solve_and_track` runs; yields the points after each
+    round, as they come."""
+    from dataclasses import replace
+
+    from m2bridge.homotopy import pipeline
+
+    real_monodromy, rounds = pipeline.monodromy, []
+
+    def interrupted(system, start, u0, rng, options):
+        def on_loop(points: int, paths: int) -> None:
+            rounds.append(points)
+            if len(rounds) == 1:
+                os.kill(os.getpid(), signal.SIGINT)
+        return real_monodromy(system, start, u0, rng, replace(options, on_loop=on_loop))
+
+    monkeypatch.setattr(pipeline, "monodromy", interrupted)
+    yield rounds

@@ -304,30 +304,17 @@ def test_a_critical_function_off_the_chart_makes_the_quotient_unreliable(m2):
     assert report.comparison() == "not compared (a count is unreliable)"
 
 
-def test_ctrl_c_after_the_first_round_prints_what_was_found_and_exits_130(m2, monkeypatch, capfd, sigint, tmp_path):
+def test_ctrl_c_after_the_first_round_prints_what_was_found_and_exits_130(m2, monkeypatch, capfd, tmp_path,
+                                                                          ctrl_c_after_first_round):
     # (2,1), every exact count stopped at once, --generic-first: a real Ctrl-C (SIGINT to this process) after the
     # generic form's first monodromy round: the search stops at its next check, keeping its points, and the command
     # prints its report (the generic count a lower bound from the points at the random target, the data's not
     # computed: no point was tracked there), says why in the notes and in JSON, draws no picture, and exits 130
-    import os
-    import signal
-    from dataclasses import replace
-
     from m2bridge.cli.main import main
-    from m2bridge.homotopy import pipeline
     from m2bridge.results import Status
 
     _exact_counts_run_past_their_limit(monkeypatch, m2)
-    real_monodromy, rounds = pipeline.monodromy, []
-
-    def interrupted(system, start, u0, rng, options):
-        def on_loop(points: int, paths: int) -> None:
-            rounds.append(points)
-            if len(rounds) == 1:
-                os.kill(os.getpid(), signal.SIGINT)
-        return real_monodromy(system, start, u0, rng, replace(options, on_loop=on_loop))
-
-    monkeypatch.setattr(pipeline, "monodromy", interrupted)
+    rounds = ctrl_c_after_first_round
     picture = tmp_path / "training.png"
     code = main(["loss", "--dims", "2,1", "--ranks", "2", "--tokens", "2", "--samples", "5", "--seed", "1",
                  "--count-seconds", "0.5", "--locus-seconds", "0", "--runs", "3", "--generic-first", "--json",
@@ -375,30 +362,16 @@ def test_ctrl_c_during_the_carry_keeps_the_verified_generic_count(m2, monkeypatc
     assert again.stopped is None and again.ed_degree.value == 14 and again.ed_degree.status is Status.VERIFIED
 
 
-def test_ctrl_c_during_the_datas_search_starts_no_generic_search(m2, monkeypatch, sigint):
+def test_ctrl_c_during_the_datas_search_starts_no_generic_search(m2, monkeypatch, ctrl_c_after_first_round):
     # (2,1), every exact count stopped at once, the default order (the data first): a real Ctrl-C after the data's
     # first monodromy round: the data's points so far are its count, a lower bound, and the generic form's search,
     # which would only return at once with its seed points, is not started: its count stays not computed
-    import os
-    import signal
-    from dataclasses import replace
-
-    from m2bridge.homotopy import pipeline
     from m2bridge.metric import loss
     from m2bridge.results import Status
 
     _exact_counts_run_past_their_limit(monkeypatch, m2)
     forms = _forms_searched(monkeypatch)
-    real_monodromy, rounds = pipeline.monodromy, []
-
-    def interrupted(system, start, u0, rng, options):
-        def on_loop(points: int, paths: int) -> None:
-            rounds.append(points)
-            if len(rounds) == 1:
-                os.kill(os.getpid(), signal.SIGINT)
-        return real_monodromy(system, start, u0, rng, replace(options, on_loop=on_loop))
-
-    monkeypatch.setattr(pipeline, "monodromy", interrupted)
+    rounds = ctrl_c_after_first_round
     arch = LightningAttention((2, 1), 2, 2)
     report = loss.loss_report(arch, generate_dataset(arch, 5, seed=3), m2, seed=1, timeout=300, locus_seconds=0,
                               count_seconds=0.5, runs=0)

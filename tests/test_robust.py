@@ -447,28 +447,14 @@ def test_the_ball_is_checked_before_the_ed_degree_is_compared_with_other_weights
     assert report.radius["certificate"].startswith("certified")
 
 
-def test_ctrl_c_during_the_search_prints_the_points_found_and_runs_nothing_after_it(m2, monkeypatch, capfd, sigint,
-                                                                                     tmp_path):
+def test_ctrl_c_during_the_search_prints_the_points_found_and_runs_nothing_after_it(m2, capfd, tmp_path,
+                                                                                     ctrl_c_after_first_round):
     # (2,1) at t = 2, monodromy only: a real Ctrl-C (SIGINT to this process) after the search's first round: the
     # report is printed with the points found as a lower bound (the trace test never ran), nothing after the search
     # runs (no proofs, so no radius; no generic count, no attack, no picture), "stopped" says why, exit 130
-    import os
-    import signal
-    from dataclasses import replace
-
     from m2bridge.cli.main import main
-    from m2bridge.homotopy import pipeline
 
-    real_monodromy, rounds = pipeline.monodromy, []
-
-    def interrupted(system, start, u0, rng, options):
-        def on_loop(points: int, paths: int) -> None:
-            rounds.append(points)
-            if len(rounds) == 1:
-                os.kill(os.getpid(), signal.SIGINT)
-        return real_monodromy(system, start, u0, rng, replace(options, on_loop=on_loop))
-
-    monkeypatch.setattr(pipeline, "monodromy", interrupted)
+    rounds = ctrl_c_after_first_round
     picture = tmp_path / "chambers.png"
     code = main(["robust", "--dims", "2,1", "--ranks", "2", "--tokens", "2", "--method", "monodromy", "--runs", "3",
                  "--json", "--discriminant", str(picture)])

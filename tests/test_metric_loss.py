@@ -356,6 +356,7 @@ def test_ctrl_c_during_the_carry_keeps_the_verified_generic_count(m2, monkeypatc
     assert report.stopped == "Ctrl-C" and report.generic_ed_degree.value == 14
     assert report.generic_ed_degree.status is Status.VERIFIED
     assert not report.ed_degree.status.certain and not report.points_complete
+    assert "paths not finished (the run was stopped)" in " ".join(report.notes)
     monkeypatch.setattr(loss, "carry_from_generic", real_carry)
     again = loss.loss_report(arch, data, m2, seed=1, timeout=300, locus_seconds=0, count_seconds=0.5,
                              generic_first=True, runs=0)

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from m2bridge.deadline import past
 from m2bridge.homotopy.dedup import new_points, nonsingular
 from m2bridge.homotopy.endgame import form_homotopy
 from m2bridge.metric.weight_points import WeightPoints, listed
@@ -61,6 +62,7 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0,
         extra = new_points(res.points, found)
     ends = res.points
     missing = len(extra)
+    unfinished = "not finished (the run was stopped)" if past(None) else "lost before the end game"
     lost_found = (generic.complete and not skipped and res.lost > 0 and not res.repeated and missing == res.lost
                   and bool(nonsingular(system_b, extra, data.u).all()))  # the lost paths' ends, as form_homotopy
     # asks of every end
@@ -69,15 +71,15 @@ def carry_from_generic(data: WeightPoints, generic: WeightPoints, seed: int = 0,
             f"{space} on the same chart: {len(ends)} distinct nonsingular ends, {res.ended_elsewhere} paths going to "
             "infinity or to singular solutions in the end game")
     if lost_found:
-        what += (f"; {res.lost} paths lost before the end game, and as many points found at the data are not among "
-                 "the ends: those paths end there")
+        what += (f"; {res.lost} paths {unfinished}, and as many points found at the data are not among the ends: "
+                 "those paths end there")
         ends = np.vstack([ends, extra])
     elif not generic.complete or not res.complete or missing or skipped:
         why = ("" if not generic.complete else
                f", but in V alone {res.lost} paths were lost, {res.ended_elsewhere} ended elsewhere and {missing} of "
                "the points found at the data are not among the ends, and the run's time would not suffice to carry "
                "them again in all the weights" if skipped else
-               f", but {res.lost} paths lost before the end game" if res.lost else
+               f", but {res.lost} paths {unfinished}" if res.lost else
                f", but {res.repeated} ends beyond the solutions due (a path jumped onto another's end, or a route "
                "reached more distinct solutions than there are paths)" if res.repeated else
                f", but {missing} of the points found at the data are not among the ends")

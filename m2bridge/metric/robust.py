@@ -325,7 +325,8 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
                                          until=until)
         if stop.reason and not any(note.startswith("stopped early") for note in notes):
             notes.append(f"stopped early by {stop.reason}: the critical points are those found by then; the proofs, "
-                         "counts and checks after the search were not run")
+                         "counts and checks after the search were not run"
+                         + (f" (for the factor {f} and those after it)" if len(flist) > 1 else ""))
         if until is not None and time.monotonic() >= until:
             notes.append("the paths to X0 were cut by the time limit (--timeout): points may be missing at X0")
         methods.append(how)

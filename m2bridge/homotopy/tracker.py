@@ -165,9 +165,9 @@ def track(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
     row of X0); returns (points, ok flags). A path that needs more than ``max_steps`` steps (near a singular
     point, where it creeps with tiny steps) is stopped as failed: the others no longer wait for it. ``max_step``:
     the largest step, as a fraction of the segment (smaller: less room for a path to jump to another).
-    ``until``: a :func:`time.monotonic` time after which no more paths start in this process (a large batch goes
-    in slices; the paths of slices not started come back where they began, failed); batches sent to worker
-    processes or a Dask cluster are not cut.
+    ``until``: a :func:`time.monotonic` time after which no more paths start in this process, as none does once a
+    stop is asked for (:func:`~m2bridge.deadline.past`; a large batch goes in slices; the paths of slices not started
+    come back where they began, failed); batches sent to worker processes or a Dask cluster are not cut.
 
     A system with ``kernel_data`` is tracked by the compiled tracker (:mod:`.compiled`), any other by
     :func:`track_numpy`; inside :func:`tracking_workers` large batches are spread over its workers. ``wide`` False:
@@ -196,7 +196,7 @@ def track(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
 
 
 def _not_started(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Paths that ``until`` kept from starting: where they began, failed."""
+    """Paths that ``until`` or a stop kept from starting: where they began, failed."""
     return X.copy(), np.zeros(len(X), dtype=bool)
 
 

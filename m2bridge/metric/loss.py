@@ -144,15 +144,14 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
         # generic, 284 points in 6.9 s against 24.5 s, bench/monodromy.py), also for d' > d, where its counts agree
         # with the weight-space ones ((2,3): 92 for teacher data, 1324 generic)
         at_data = count.value
-        with stoppable(stop):
-            count, generic, found = _past_groebner(
-                count, generic, form, _MONODROMY, run, seed,
-                lambda left: profile_points(model, form.G_float(), form.u_float(), at_random_u.value, at_data,
-                                            seed=seed, seconds=left, progress=progress),
-                (lambda left, target: profile_points(model, np.array(Gg, dtype=float), None, target, None,
-                                                     seed=seed + 1, seconds=left, chart_seed=seed,
-                                                     progress=progress and generic_first))
-                if generic_count else None, generic_first)
+        count, generic, found = _past_groebner(
+            count, generic, form, _MONODROMY, run, seed,
+            lambda left: profile_points(model, form.G_float(), form.u_float(), at_random_u.value, at_data,
+                                        seed=seed, seconds=left, progress=progress),
+            (lambda left, target: profile_points(model, np.array(Gg, dtype=float), None, target, None,
+                                                 seed=seed + 1, seconds=left, chart_seed=seed,
+                                                 progress=progress and generic_first))
+            if generic_count else None, generic_first, stop)
         real, total = found.points, found.found
         notes.append(found.note)
         _to_param_order(real, found.names, param)
@@ -221,7 +220,7 @@ def _within(count: Any, timeout: float | None, count_seconds: float | None) -> C
 def _past_groebner(count: Count, generic: Count, form: DataForm, how: str, run: Budget, seed: int,
                    data_points: Callable[[float | None], WeightPoints],
                    generic_points: Callable[[float | None, int | None], WeightPoints] | None,
-                   generic_first: bool = False) -> tuple[Count, Count, WeightPoints]:
+                   generic_first: bool = False, stop: Stop | None = None) -> tuple[Count, Count, WeightPoints]:
     """The points at the data and, where the exact counts did not finish, the counts from them, each with its
     certificate (the trace test, or a lower bound): ``data_points(seconds)`` by monodromy at the data (its share of
     what is left of the run), ``generic_points(seconds, the exact number of solutions if known)`` at the generic form
@@ -232,54 +231,59 @@ def _past_groebner(count: Count, generic: Count, form: DataForm, how: str, run: 
     incomplete set too: its ends are a lower bound), and the data's own monodromy (60% of what is left then) only
     where that carry does not certify and a quarter of the run's time is left; its points are joined to the
     carried ones, and a set its trace test certifies that lacks a carried point is a lower bound. A carry in all the
-    weights after one in V alone runs only where the run's time suffices (``carry_from_generic``'s ``until``)."""
-    t1 = time.perf_counter()
-    first = generic_first and generic_points is not None and count.value is None
-    if first:
-        points = generic_points(run.share(0.8), generic.exact_solutions)
-        if generic.value is None:
-            generic = points.count(how, time.perf_counter() - t1, generic=True)
-        nowhere = WeightPoints.unsearched(points.system.with_form(form.G_float()), form.u_float(),
-                                          "the generic form's points first (--generic-first), no monodromy at the "
-                                          "data before them", points.per_function)
-        carried = carry_from_generic(nowhere, points, seed, partial=True, until=run.until())
-        verified = carried.carried_status is Status.VERIFIED
-        # a search's round runs past its share by up to a pass over all the points ((4,1): a minute), and the run's
-        # --timeout stops everything: with less than a quarter of the run left, the carried points stand
-        late = past(None) or (run.seconds is not None and run.left() < 0.25 * run.seconds)
-        if late and not verified:
-            carried.note += "; no monodromy at the data after them: " + (
-                "the run was stopped" if past(None) else "less than a quarter of the run's time was left (--timeout)")
-        if verified or late:
-            return carried.count(_carried_how(how, carried), time.perf_counter() - t1), generic, carried
-        before, note = carried.found, carried.note
-        own = data_points(run.share(0.6))
-        note += "; then monodromy at the data: " + own.note
-        lacking = len(missing_from(own, carried)[2]) if len(carried.solutions) and len(own.solutions) else 0
-        certain = own.count(how, 0).status.certain
-        if certain and not lacking:
-            found = own
-        else:  # the carried ends are critical points at the data: a set certified without them is not all of them
-            found = joined(carried, own)  # ``carried`` itself where it has points (so wherever ``lacking``)
-            if certain:
-                note += f"; its own certificate withdrawn: {lacking} of the carried points are not among its points"
-            if found is carried:
-                note += f"; joined with the carried points: {found.found} in all ({found.found - before} from there)"
-        found.note = note
-    else:
-        found = data_points(run.share(0.5 if generic_points is not None else 0.9))
-    if count.value is None:
-        count = found.count(how, time.perf_counter() - t1)
-    lower = count.status is Status.LOWER_BOUND
-    if not first and generic_points is not None and (generic.value is None or lower) and not past(None):
-        t2 = time.perf_counter()
-        points = generic_points(run.share(0.5), generic.exact_solutions)
-        if generic.value is None:
-            generic = points.count(how, time.perf_counter() - t2, generic=True)
-        if lower:
-            found = carry_from_generic(found, points, seed, until=run.until())
-            count = found.count(_carried_how(how, found), time.perf_counter() - t1)
-    return count, generic, found
+    weights after one in V alone runs only where the run's time suffices (``carry_from_generic``'s ``until``).
+    The searches run in ``stop``'s region (:func:`~m2bridge.deadline.stoppable`): Ctrl-C or the run's time limit
+    ends them with what they found."""
+    with stoppable(stop):
+        t1 = time.perf_counter()
+        first = generic_first and generic_points is not None and count.value is None
+        if first:
+            points = generic_points(run.share(0.8), generic.exact_solutions)
+            if generic.value is None:
+                generic = points.count(how, time.perf_counter() - t1, generic=True)
+            nowhere = WeightPoints.unsearched(points.system.with_form(form.G_float()), form.u_float(),
+                                              "the generic form's points first (--generic-first), no monodromy at the "
+                                              "data before them", points.per_function)
+            carried = carry_from_generic(nowhere, points, seed, partial=True, until=run.until())
+            verified = carried.carried_status is Status.VERIFIED
+            # a search's round runs past its share by up to a pass over all the points ((4,1): a minute), and the
+            # run's --timeout then stops it: with less than a quarter of the run left, the carried points stand
+            stopped = past(None)
+            late = stopped or (run.seconds is not None and run.left() < 0.25 * run.seconds)
+            if late and not verified:
+                carried.note += "; no monodromy at the data after them: " + (
+                    "the run was stopped" if stopped else "less than a quarter of the run's time was left (--timeout)")
+            if verified or late:
+                return carried.count(_carried_how(how, carried), time.perf_counter() - t1), generic, carried
+            before, note = carried.found, carried.note
+            own = data_points(run.share(0.6))
+            note += "; then monodromy at the data: " + own.note
+            lacking = len(missing_from(own, carried)[2]) if len(carried.solutions) and len(own.solutions) else 0
+            certain = own.count(how, 0).status.certain
+            if certain and not lacking:
+                found = own
+            else:  # the carried ends are critical points at the data: a set certified without them is not all of them
+                found = joined(carried, own)  # ``carried`` itself where it has points (so wherever ``lacking``)
+                if certain:
+                    note += f"; its own certificate withdrawn: {lacking} of the carried points are not among its points"
+                if found is carried:
+                    note += (f"; joined with the carried points: {found.found} in all ({found.found - before} from "
+                             "there)")
+            found.note = note
+        else:
+            found = data_points(run.share(0.5 if generic_points is not None else 0.9))
+        if count.value is None:
+            count = found.count(how, time.perf_counter() - t1)
+        lower = count.status is Status.LOWER_BOUND
+        if not first and generic_points is not None and (generic.value is None or lower) and not past(None):
+            t2 = time.perf_counter()
+            points = generic_points(run.share(0.5), generic.exact_solutions)
+            if generic.value is None:
+                generic = points.count(how, time.perf_counter() - t2, generic=True)
+            if lower:
+                found = carry_from_generic(found, points, seed, until=run.until())
+                count = found.count(_carried_how(how, found), time.perf_counter() - t1)
+        return count, generic, found
 
 
 def _carried_how(how: str, found: WeightPoints) -> str:
@@ -330,16 +334,15 @@ def _chart_counts(param, r, G, Gg, ug, form, m2, timeout, seed, progress, count_
     system = PolynomialSystem(param.reduced, param.weights, form.G_float(), W0,
                               np.eye(m)[:, [i for i in range(m) if i not in chart]])
     at_data = count.exact_solutions
-    with stoppable(stop):
-        count, generic, found = _past_groebner(
-            count, generic, form, f"monodromy in weight space on the chart {fixed} = 1, the exact count's Groebner "
-            "bases not having finished", run, seed,
-            lambda left: system_points(system, form.u_float(), at_random_u.exact_solutions, at_data, seed=seed,
-                                       seconds=left, progress=progress, per_function=per),
-            (lambda left, target: system_points(system.with_form(np.array(Gg, dtype=float)), None, target, None,
-                                                seed=seed + 1, seconds=left, per_function=per,
-                                                progress=progress and generic_first))
-            if generic_count else None, generic_first)
+    count, generic, found = _past_groebner(
+        count, generic, form, f"monodromy in weight space on the chart {fixed} = 1, the exact count's Groebner "
+        "bases not having finished", run, seed,
+        lambda left: system_points(system, form.u_float(), at_random_u.exact_solutions, at_data, seed=seed,
+                                   seconds=left, progress=progress, per_function=per),
+        (lambda left, target: system_points(system.with_form(np.array(Gg, dtype=float)), None, target, None,
+                                            seed=seed + 1, seconds=left, per_function=per,
+                                            progress=progress and generic_first))
+        if generic_count else None, generic_first, stop)
     notes.append(f"the points: monodromy in weight space on the chart {fixed} = 1; " + found.note)
     return count, generic, found.points, found.found, notes, found.complete
 

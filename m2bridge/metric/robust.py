@@ -157,10 +157,12 @@ def _local_min(system: DistanceSystem, x: np.ndarray) -> bool:
 
 
 def _singular_locus(g: sympy.Expr, ys: list, arch: AttentionNetwork, clf: Classifier, m2: Macaulay2,
-                    seconds: float | None) -> dict[str, Any]:
-    """The singular locus (:func:`.boundary.singular_locus_of`) in ``seconds`` (below 1: none left), or why not."""
-    if seconds is not None and seconds < 1.0:
-        return {"dimension": None, "degree": None, "contains": [], "method": "not computed: no time left of --timeout"}
+                    seconds: float | None, stopped: str | None = None) -> dict[str, Any]:
+    """The singular locus (:func:`.boundary.singular_locus_of`) in ``seconds`` (below 1: none left), or why not
+    (``stopped``: why the run was stopped early)."""
+    if stopped or (seconds is not None and seconds < 1.0):
+        return {"dimension": None, "degree": None, "contains": [], "method": "not computed: " + (
+            f"the run was stopped ({stopped})" if stopped else "no time left of --timeout")}
     try:
         return singular_locus_of(g, ys, arch, clf, m2, seconds)
     except M2Timeout:
@@ -248,6 +250,10 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
         stopped."""
         left = budget.left()
         return stop.reason is not None or (left is not None and left - reserve < 1.0)
+
+    def no_time() -> str:
+        """Why a part after the search was not run: the search was stopped, or the time ran out."""
+        return "the search was stopped" if stop.reason else "no time was left (--timeout)"
 
     end = None if timeout is None else budget.until() - reserve  # no path starts after it
 
@@ -381,8 +387,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     if points:
         best = min(points, key=lambda p: p.enclosure[1])
         lo, hi = best.enclosure
-        sing_free, sing_how = (False, "not checked: " + ("the search was stopped" if stop.reason else "no time was "
-                                                         "left (--timeout)")) if spent() else \
+        sing_free, sing_how = (False, f"not checked: {no_time()}") if spent() else \
             singular_free_ball(reduced, ys, x0, hi * (1 + 1e-9), time_limit=limit(0.5), threads=current_workers())
         if all_certified and sing_free:
             # the points and the ball are proved; their completeness is as sure as the ED degree
@@ -420,8 +425,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     # after the radius, which it must not take the time of (it gets what is left)
     if exact and ed.value is not None and all(c.per_prime and c.status is Status.VERIFIED for c in counts):
         if spent():
-            notes.append("the ED degree was not compared with other random weights: " + (
-                "the search was stopped" if stop.reason else "no time was left (--timeout)"))
+            notes.append(f"the ED degree was not compared with other random weights: {no_time()}")
         else:
             try:
                 notes += degeneracy(arch, clf, ed, identity, m2, limit(), seed)
@@ -443,9 +447,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
                                 "critical point proved (the attack's points are not proved to lie on the boundary)")
     report.notes.append("points found by " + "; ".join(methods))
     left = budget.left()  # last: it only informs
-    report.singular = ({"dimension": None, "degree": None, "contains": [], "method": f"not computed: the run was "
-                        f"stopped ({stop.reason})"} if stop.reason else
-                       _singular_locus(g, ys, arch, clf, m2, None if left is None else left - reserve))
+    report.singular = _singular_locus(g, ys, arch, clf, m2, None if left is None else left - reserve, stop.reason)
     report.seconds = time.perf_counter() - t_start
     return report
 

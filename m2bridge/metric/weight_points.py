@@ -244,16 +244,13 @@ class WeightPoints:
         ``generic``: the form is generic (the generic form's count), so its count is that of the random target,
         whose solutions count whether or not they were tracked to the form's own targets."""
         status = Status.LOWER_BOUND
-        if generic and not self.carried and self.at_random >= self.found and self.paths:
+        if generic and not self.carried and self.paths:
             passed = TraceTest(True, self.deviation, self.margin).describe()
             return Count(self.at_random, method, (
                 f"certified: the trace test passes at a random target ({passed}), where the count is that of "
                 "every generic target" if self.traced else f"lower bound: {self.at_random} solutions found at a "
                 f"random target (the count there is that of every generic target), the trace test "
-                f"{self.trace_verdict()}")
-                + (f"; {self.found} of them tracked to the form's own targets" if self.found < self.at_random else
-                   ""), {}, seconds,
-                status=Status.VERIFIED if self.traced else Status.LOWER_BOUND)
+                f"{self.trace_verdict()}"), {}, seconds, status=Status.VERIFIED if self.traced else Status.LOWER_BOUND)
         if not self.found and not self.carried:
             return Count(None, method, f"not computed: no solution found ({self.at_random} at a random target, "
                          f"{self.loops} monodromy loops)", {}, seconds, status=Status.NOT_COMPUTED)

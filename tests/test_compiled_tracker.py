@@ -200,6 +200,23 @@ def test_a_general_quadric_cone_in_five_variables_has_ed_degree_eight():
     assert len(points) == 8 and trace.passed
 
 
+def test_the_trace_test_asked_again_of_a_growing_set_tracks_only_the_points_added_along_its_line():
+    """The general quadric cone in five variables (ED degree 8, above): the trace test on 6 of the 8 points fails; asked
+    again of the 8 (the 6 first), it passes on the same line having tracked the 2 added points to its 2 other points
+    (4 paths); asked of the points in another order, it draws a fresh line and tracks all 8 again."""
+    ys = sympy.symbols("y_1:6")
+    A = np.random.default_rng(3).integers(-5, 6, (5, 5))
+    quadric = sympy.expand(sum(int(A[i, j] + A[j, i]) * ys[i] * ys[j] for i in range(5) for j in range(5)))
+    system, points, u0, _ = _solve_by_monodromy(quadric, 5)
+    assert len(points) == 8
+    trace = homotopy.GrowingTrace(system, u0, np.random.default_rng(11))
+    assert not trace(points[:6]).passed
+    line, paths = trace.line.v.copy(), trace.paths
+    assert trace(points).passed and np.array_equal(trace.line.v, line) and trace.paths - paths == 2 * 2
+    paths = trace.paths
+    assert trace(points[::-1]).passed and not np.array_equal(trace.line.v, line) and trace.paths - paths >= 2 * 8
+
+
 def test_paths_tracked_on_a_dask_cluster_end_where_this_process_ends_them():
     from dask.distributed import Client, LocalCluster  # the "scale" extra, installed by make test
 

@@ -246,6 +246,24 @@ def test_monodromy_asks_verify_after_the_stall_and_goes_on_from_where_it_is_whil
     assert never.loops >= 3 + 1 + 2  # the kept loops, the stall, then the patience
 
 
+def test_with_recheck_verify_is_asked_again_once_new_points_went_through_every_loop_without_a_quiet_loop():
+    # the quadric cone, 6 critical points, from one seed point: a verify that accepts only all six says no at 5
+    # points; without recheck it is asked again after a fresh loop that finds nothing, with recheck as soon as the
+    # sixth point has gone through every kept loop: the same verdicts, one fresh loop fewer
+    from m2bridge import homotopy
+
+    system, start, u0 = _quadric_cone_start()
+    runs = {}
+    for recheck in (False, True):
+        asked = []
+        found = homotopy.monodromy(system, start[:1], u0, np.random.default_rng(5), stall=1, patience=30,
+                                   recheck=recheck, verify=lambda P: asked.append(len(P)) or len(P) == 6)
+        runs[recheck] = (found, asked)
+    (slow, slow_asked), (eager, eager_asked) = runs[False], runs[True]
+    assert len(slow.points) == len(eager.points) == 6 and slow_asked == eager_asked == [5, 6]
+    assert eager.loops == slow.loops - 1 and eager.paths < slow.paths
+
+
 def test_no_trace_test_starts_once_the_search_is_out_of_time_and_the_verdict_says_so(monkeypatch):
     # fault injection: the first round of monodromy takes the whole second; the trace test is then not started (it
     # used to get a second more, the least any part got, and ran past the run's end) and the verdict is "out of time"
@@ -262,7 +280,7 @@ def test_no_trace_test_starts_once_the_search_is_out_of_time_and_the_verdict_say
         return real(*args, **kwargs)
 
     monkeypatch.setattr(pipeline, "monodromy", slow)
-    monkeypatch.setattr(pipeline, "trace_test", lambda *a, **k: pytest.fail("the time was up"))
+    monkeypatch.setattr(pipeline.GrowingTrace, "__call__", lambda *a, **k: pytest.fail("the time was up"))
     solved = pipeline.solve_and_track(system, start, u0, None, np.random.default_rng(4),
                                       MonodromyOptions(stall=1, seconds=1.0))
     assert not solved.trace.passed and np.isnan(solved.trace.deviation)

@@ -182,7 +182,7 @@ def test_generic_first_without_a_certificate_keeps_the_carried_points_as_a_lower
     from m2bridge.metric.loss import loss_report
     from m2bridge.results import Status
 
-    monkeypatch.setattr(pipeline, "trace_test", lambda *args, **kwargs: homotopy.TraceTest(False, 1e-2))
+    monkeypatch.setattr(pipeline.GrowingTrace, "__call__", lambda *args, **kwargs: homotopy.TraceTest(False, 1e-2))
     _exact_counts_run_past_their_limit(monkeypatch, m2)
     arch = LightningAttention((2, 1), 2, 2)
     report = loss_report(arch, generate_dataset(arch, 5, seed=3), m2, seed=1, timeout=300, locus_seconds=0,
@@ -206,7 +206,7 @@ def test_generic_first_with_less_than_a_quarter_of_the_run_left_keeps_the_carrie
     from m2bridge.metric import loss
     from m2bridge.results import Status
 
-    monkeypatch.setattr(pipeline, "trace_test", lambda *args, **kwargs: homotopy.TraceTest(False, 1e-2))
+    monkeypatch.setattr(pipeline.GrowingTrace, "__call__", lambda *args, **kwargs: homotopy.TraceTest(False, 1e-2))
     _exact_counts_run_past_their_limit(monkeypatch, m2)
     forms = _forms_searched(monkeypatch)
     real_carry = loss.carry_from_generic
@@ -236,17 +236,17 @@ def test_the_loss_carries_the_generic_points_where_the_datas_trace_test_fails(m2
 
     arch = LightningAttention((2, 1), 2, 2)
     data = generate_dataset(arch, 5, seed=3)  # a teacher's targets: one critical point has zero loss
-    real_trace_test = pipeline.trace_test
+    real_trace_test = pipeline.GrowingTrace.__call__
     data_G = []
 
-    def failing_for_the_data(system, *args, **kwargs):
+    def failing_for_the_data(line, *args, **kwargs):
         if not data_G:
-            data_G.append(system.G.copy())  # the data's monodromy runs first
-        if np.array_equal(system.G, data_G[0]):
+            data_G.append(line.system.G.copy())  # the data's monodromy runs first
+        if np.array_equal(line.system.G, data_G[0]):
             return homotopy.TraceTest(False, 1e-2)
-        return real_trace_test(system, *args, **kwargs)
+        return real_trace_test(line, *args, **kwargs)
 
-    monkeypatch.setattr(pipeline, "trace_test", failing_for_the_data)  # where system_points' trace test runs
+    monkeypatch.setattr(pipeline.GrowingTrace, "__call__", failing_for_the_data)  # where system_points' trace test runs
     _exact_counts_run_past_their_limit(monkeypatch, m2)
     report = loss_report(arch, data, m2, seed=1, timeout=300, locus_seconds=0, count_seconds=0.5)
     assert report.generic_ed_degree.value == 14

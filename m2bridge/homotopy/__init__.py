@@ -16,7 +16,8 @@ corrector with a step size per path.
   is reached or after ``stall`` fresh loops without a new solution (then a lower bound).
 * :func:`trace_test`: the linear trace test of Leykin, Rodriguez and Sottile: along a random complex line
   u0 + s v, the sum of the y-coordinates of a complete set of solutions is affine in s where no solution escapes
-  to infinity at a finite s; a set that misses solutions gives a non-affine trace.
+  to infinity at a finite s; a set that misses solutions gives a non-affine trace. :class:`GrowingTrace` asks it
+  again of a growing set along the same line, tracking only the solutions added.
 * :func:`pencil_trace_test` (:mod:`.pencil`): the trace test along the pencil of quadrics s (a.y - 1) = t on the
   curve over the line, which holds where solutions do escape (the decision boundaries of attention); its sliced
   system is compiled in :mod:`.slice_kernels`.
@@ -37,10 +38,10 @@ from m2bridge.homotopy.monodromy import MonodromyOptions, MonodromyResult, monod
 from m2bridge.homotopy.pencil import PencilCheck, pencil_trace_test
 from m2bridge.homotopy.pipeline import Solved, solve_and_track
 from m2bridge.homotopy.systems import DistanceSystem, monomial_table, seed
-from m2bridge.homotopy.trace import TraceTest, trace_test
+from m2bridge.homotopy.trace import GrowingTrace, TraceTest, trace_test
 from m2bridge.homotopy.tracker import System, newton, track, track_all, track_numpy, tracking_workers
 
-__all__ = ["DistanceSystem", "FormHomotopy", "FormHomotopyResult", "MonodromyOptions", "MonodromyResult",
+__all__ = ["DistanceSystem", "FormHomotopy", "FormHomotopyResult", "GrowingTrace", "MonodromyOptions", "MonodromyResult",
            "PencilCheck", "Solved", "System", "TraceTest", "form_homotopy", "monodromy", "monomial_table", "new_points",
            "newton", "nonsingular", "nonsingular_ends", "pencil_trace_test", "seed", "solve_and_track", "trace_test",
            "track", "track_all", "track_numpy", "tracking_workers"]

@@ -12,7 +12,7 @@ import numpy as np
 from m2bridge.deadline import Budget
 from m2bridge.homotopy.monodromy import MonodromyOptions, MonodromyResult, monodromy, real_coefficients
 from m2bridge.homotopy.pencil import PencilCheck
-from m2bridge.homotopy.trace import TraceTest, trace_test
+from m2bridge.homotopy.trace import GrowingTrace, TraceTest
 from m2bridge.homotopy.tracker import track, track_all
 
 
@@ -52,17 +52,17 @@ def solve_and_track(system: Any, start: np.ndarray, u0: np.ndarray, u: np.ndarra
         if ok.any():
             start, u0 = moved[ok], base
     checks: list[tuple[int, TraceTest]] = []
+    line = GrowingTrace(system, u0, rng, coordinates)  # a test after the first tracks the points found since
 
     def traced(points: np.ndarray) -> TraceTest:  # none once the time is up: out of time (nan)
-        return TraceTest(False, float("nan")) if budget.expired else trace_test(
-            system, points, u0, rng, coordinates=coordinates, seconds=budget.left(1.0))
+        return TraceTest(False, float("nan")) if budget.expired else line(points, seconds=budget.left(1.0))
 
     def verify(points: np.ndarray) -> bool:
         checks.append((len(points), traced(points)))
         return checks[-1][1].passed
 
     if options.target is None:
-        options = replace(options, verify=verify, patience=patience)
+        options = replace(options, verify=verify, patience=patience, recheck=True)
     result = monodromy(system, start, u0, rng, options)
     trace = checks[-1][1] if checks and checks[-1][0] == len(result.points) else traced(result.points)
     if pencil and options.target is None and not trace.passed and not budget.expired:

@@ -10,6 +10,7 @@ import numpy as np
 
 from m2bridge.deadline import past
 from m2bridge.homotopy import tracker
+from m2bridge.homotopy.dedup import new_points
 
 
 @dataclass
@@ -33,6 +34,9 @@ class TraceTest:
             if np.isfinite(self.margin) else "")
 
 
+SVALS = [0.0, 0.37 + 0.21j, -0.29 + 0.44j]  # the three points of a line where the traces are compared
+
+
 def trace_test(system: Any, points: np.ndarray, u0: np.ndarray, rng: np.random.Generator,
                tries: int = 5, coordinates: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
                seconds: float | None = None, sample: int = 64) -> TraceTest:
@@ -49,37 +53,119 @@ def trace_test(system: Any, points: np.ndarray, u0: np.ndarray, rng: np.random.G
     It passes when the deviation is below 1e-7 of the points' summed size and below 1e-3 of one typical point's own
     deviation from affine (``sample`` points tracked alone): a fixed relative threshold alone lets one missing
     point hide among many (its share of the sum falls as 1 / the number of points). Where the typical point moves
-    affinely itself (a linear component), its margin says nothing and is not asked for."""
-    coords = coordinates or (lambda X, U: X[:, :system.n])
-    stop = None if seconds is None else time.monotonic() + seconds
-    best = float("inf")
-    for _ in range(tries):
-        v = tracker.complex_normal(rng, system.n)
-        v *= max(1.0, float(np.abs(u0).max())) / np.abs(v).max()
-        traces = [coords(points, u0).sum(axis=0)]
-        svals = [0.0, 0.37 + 0.21j, -0.29 + 0.44j]
-        clean = True
-        for s in svals[1:]:
-            X = tracker.track_all(system, points, u0, u0 + s * v, rng, max_steps=20000, until=stop)
+    affinely itself (a linear component), its margin says nothing and is not asked for. :class:`GrowingTrace` asks
+    it again of a growing set at the cost of the points added."""
+    return GrowingTrace(system, u0, rng, coordinates, tries, sample)(points, seconds)
+
+
+@dataclass
+class _Line:
+    """A clean line of the trace test: its direction, the points whose ends on it are known, per point s of
+    :data:`SVALS` after 0 their distinct ends there with those ends' Newton noise, and the traces so far."""
+    v: np.ndarray
+    points: np.ndarray
+    ends: list[np.ndarray]
+    noise: list[np.ndarray]
+    traces: list[np.ndarray]  # at each s of SVALS, the sum of the coordinates of the points or ends there
+    size: float  # the summed size of the points' coordinates at u0
+    typical: float  # one typical point's own deviation from affine along it (nan: none to tell)
+
+
+class GrowingTrace:
+    """The trace test (:func:`trace_test`) asked again and again of a growing set of solutions at u0, as monodromy
+    asks it while its points grow: each call's points begin with the last call's. The last clean line is kept with
+    the ends of every point on it, so a later call tracks along it only the points added since (two paths each),
+    where a fresh line would track them all again; its typical point's deviation (the margin's yardstick) is kept
+    too. The line is drawn independently of the points, so reusing it keeps the test's probability-one guarantee for
+    each set asked about. Where the points do not begin with the last call's, or a new point's path fails on the line
+    or ends at another point's end there, a full test on a fresh line runs instead. ``paths``: the paths tracked so
+    far (the typical points' included)."""
+
+    def __init__(self, system: Any, u0: np.ndarray, rng: np.random.Generator,
+                 coordinates: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None, tries: int = 5,
+                 sample: int = 64) -> None:
+        self.system, self.u0, self.rng, self.tries, self.sample = system, np.asarray(u0), rng, tries, sample
+        self.coords = coordinates or (lambda X, U: X[:, :system.n])
+        self.line: _Line | None = None
+        self.paths = 0
+
+    def __call__(self, points: np.ndarray, seconds: float | None = None) -> TraceTest:
+        """The verdict on ``points`` (nan deviation: out of ``seconds``)."""
+        stop = None if seconds is None else time.monotonic() + seconds
+        line = self.line
+        if line is not None and len(points) >= len(line.points) and np.array_equal(points[:len(line.points)],
+                                                                                    line.points):
+            grown = self._extended(line, points, stop)
             if past(stop):
                 return TraceTest(False, float("nan"))
-            if len(X) < len(points):
-                clean = False
-                break
-            traces.append(coords(X, u0 + s * v).sum(axis=0))
-        if not clean:
-            continue
-        off = float(np.abs(off_affine(traces, svals)).max())
-        size = max(1.0, float(np.abs(coords(points, u0)).sum()))
-        best = off / size
-        one = _typical_deviation(system, points, u0, v, svals, coords, sample)
-        if past(stop):
-            return TraceTest(False, float("nan"))
-        if one == 0:  # no sampled point arrived on this line: no yardstick here
-            continue
-        margin = float("nan") if np.isnan(one) else off / one
-        return TraceTest(best < 1e-7 and not margin >= 1e-3, best, margin)
-    return TraceTest(False, best)
+            if grown is not None:
+                self.line = grown
+                return self._verdict(grown)
+        self.line = None
+        best = float("inf")
+        for _ in range(self.tries):
+            v = tracker.complex_normal(self.rng, self.system.n)
+            v *= max(1.0, float(np.abs(self.u0).max())) / np.abs(v).max()
+            ends = []
+            for s in SVALS[1:]:
+                X = self._track(points, s * v, stop)
+                if past(stop):
+                    return TraceTest(False, float("nan"))
+                if len(X) < len(points):
+                    break
+                ends.append(X)
+            if len(ends) < len(SVALS) - 1:
+                continue
+            at_u0 = self.coords(points, self.u0)
+            traces = [at_u0.sum(axis=0)] + [self.coords(X, self.u0 + s * v).sum(axis=0) for X, s in
+                                            zip(ends, SVALS[1:])]
+            line = _Line(v, points.copy(), ends, [], traces, float(np.abs(at_u0).sum()), float("nan"))
+            best = self._verdict(line).deviation
+            one = _typical_deviation(self.system, points, self.u0, v, SVALS, self.coords, self.sample)
+            self.paths += 2 * min(self.sample, len(points))
+            if past(stop):
+                return TraceTest(False, float("nan"))
+            if one == 0:  # no sampled point arrived on this line: no yardstick here
+                continue
+            line.noise = [tracker.noise(self.system, X, self.u0 + s * v) for X, s in zip(ends, SVALS[1:])]
+            line.typical = one
+            self.line = line
+            return self._verdict(line)
+        return TraceTest(False, best)
+
+    def _track(self, points: np.ndarray, step: np.ndarray, stop: float | None) -> np.ndarray:
+        """The distinct ends of ``points`` tracked from u0 to u0 + step (:func:`.tracker.track_all`)."""
+        self.paths += len(points)
+        return tracker.track_all(self.system, points, self.u0, self.u0 + step, self.rng, max_steps=20000, until=stop)
+
+    def _extended(self, line: _Line, points: np.ndarray, stop: float | None) -> _Line | None:
+        """The line with the ends of the points past ``line.points`` added; None where one fails or meets a known
+        end (then a fresh line is drawn)."""
+        added = points[len(line.points):]
+        if not len(added):
+            return line
+        at_u0 = self.coords(added, self.u0)
+        ends, noises, traces = [], [], [line.traces[0] + at_u0.sum(axis=0)]
+        for s, known, known_noise, trace in zip(SVALS[1:], line.ends, line.noise, line.traces[1:]):
+            X = self._track(added, s * line.v, stop)
+            if past(stop) or len(X) < len(added):
+                return None
+            at = self.u0 + s * line.v
+            noise = tracker.noise(self.system, X, at)
+            if len(new_points(known, X, noise=noise, known_noise=known_noise)) < len(X):
+                return None
+            ends.append(np.vstack([known, X]))
+            noises.append(np.concatenate([known_noise, noise]))
+            traces.append(trace + self.coords(X, at).sum(axis=0))
+        return _Line(line.v, points.copy(), ends, noises, traces, line.size + float(np.abs(at_u0).sum()),
+                     line.typical)
+
+    def _verdict(self, line: _Line) -> TraceTest:
+        """The deviation of the line's traces from affine, against the points' size and the typical point's."""
+        off = float(np.abs(off_affine(line.traces, SVALS)).max())
+        margin = float("nan") if np.isnan(line.typical) else off / line.typical
+        deviation = off / max(1.0, line.size)
+        return TraceTest(deviation < 1e-7 and not margin >= 1e-3, deviation, margin)
 
 
 def off_affine(values: list[np.ndarray], svals: list[complex]) -> np.ndarray:

@@ -15,11 +15,15 @@ real one gives free (the former default); ``--rk4``: a row with the compiled tra
 every step) and step rule; ``--all-weights``: a row in all the weights; ``--free-blas``: a row on ``--workers``
 threads with NumPy's BLAS left on its own threads (before the tracker held it to one: its idle threads spin on the
 tracker's cores); ``--no-join``: a row where every fresh loop is drawn anew (three legs), none joins the first
-corners of two kept loops (one leg; the former strategy).
+corners of two kept loops (one leg; the former strategy); ``--fresh-trace``: a row where every trace test draws a
+fresh line and tracks all the points again, and is asked again only after a fresh loop found nothing (the former
+rule; by default a failed test's line is kept and a later test tracks only the points added, as soon as they went
+through every loop). The trace tests draw from their own generator, so both rows draw the same loops.
 
 Usage: python bench/monodromy.py [--cases 2,1 2,2 3,1] [--no-f4] [--workers N] [--seeds N] [--former]
                                  [--around] [--quiet-around] [--tail-triangles] [--complex-base] [--rk4]
-                                 [--all-weights] [--free-blas] [--no-join] [--skip-numpy] [--skip-one-thread]
+                                 [--all-weights] [--free-blas] [--no-join] [--fresh-trace] [--skip-numpy]
+                                 [--skip-one-thread]
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from m2bridge import LightningAttention
 from m2bridge.exact.problem import parametrization
 from m2bridge.exact.counts import profile_count, profile_model, weight_space_count_f4
 from m2bridge.metric import weight_points as wp
-from m2bridge.homotopy import compiled, pipeline
+from m2bridge.homotopy import compiled, pipeline, trace
 from m2bridge.homotopy.monodromy import monodromy
 from m2bridge.homotopy.tracker import reference_tracker, tracking_workers
 from m2bridge.metric.loss import generic_form
@@ -72,6 +76,8 @@ def main() -> None:
                     help="a row with BLAS on its own threads while the compiled tracker runs (the former behaviour)")
     ap.add_argument("--no-join", action="store_true",
                     help="a row where fresh loops are all drawn anew, none joins two kept loops' corners")
+    ap.add_argument("--fresh-trace", action="store_true",
+                    help="a row where every trace test draws a fresh line and tracks all the points (the former rule)")
     ap.add_argument("--skip-numpy", action="store_true", help="no row with the NumPy tracker (the slow one)")
     ap.add_argument("--skip-one-thread", action="store_true", help="no row with the compiled tracker on one thread")
     args = ap.parse_args()
@@ -124,6 +130,9 @@ def main() -> None:
         if args.no_join:
             rows.append((f"V alone, no joined loops, {args.workers} thr.", profile_points, unknowns, args.workers,
                          partial(monodromy, join=False), "compiled"))
+        if args.fresh_trace:
+            rows.append((f"V alone, fresh trace lines, {args.workers} thr.", profile_points, unknowns, args.workers,
+                         partial(monodromy, recheck=None), "fresh trace"))
         if args.all_weights:
             rows.append(("all weights", weight_space_points, len(param.weights) - 1, 1, monodromy, "compiled"))
         seconds_of = {}
@@ -136,7 +145,8 @@ def main() -> None:
                       tracking_workers(workers), reference_tracker() if how == "numpy" else nullcontext(),
                       mock.patch.object(wp, "monodromy", strategy), mock.patch.object(pipeline, "monodromy", strategy),
                       complex_base() if how == "complex u0" else nullcontext(),
-                      former_predictor() if how == "rk4" else nullcontext()):
+                      former_predictor() if how == "rk4" else nullcontext(),
+                      fresh_trace_lines() if how == "fresh trace" else nullcontext()):
                     found = points(model, np.array(G, dtype=float), np.array(u, dtype=float), None, None, seed=seed)
                 seconds += time.perf_counter() - t0
                 counts.add(found.at_random)
@@ -159,6 +169,19 @@ def former_predictor() -> Iterator[None]:
     """Within it, the compiled tracker predicts by RK4 at every step, with its former step rule (aim 3e-4, steps of
     predictor error up to 1e-3)."""
     with mock.patch.multiple(compiled, HERMITE=0.0, AIM=3e-4, PREDICT=1e-3):
+        yield
+
+
+@contextmanager
+def fresh_trace_lines() -> Iterator[None]:
+    """Within it, every trace test forgets the line of the last one: a fresh line, every point tracked again."""
+    asked = trace.GrowingTrace.__call__
+
+    def forgetting(self: trace.GrowingTrace, points: np.ndarray, seconds: float | None = None) -> trace.TraceTest:
+        self.line = None
+        return asked(self, points, seconds)
+
+    with mock.patch.object(trace.GrowingTrace, "__call__", forgetting):
         yield
 
 

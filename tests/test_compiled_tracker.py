@@ -201,9 +201,11 @@ def test_a_general_quadric_cone_in_five_variables_has_ed_degree_eight():
 
 
 def test_the_trace_test_asked_again_of_a_growing_set_tracks_only_the_points_added_along_its_line():
-    """The general quadric cone in five variables (ED degree 8, above): the trace test on 6 of the 8 points fails; asked
-    again of the 8 (the 6 first), it passes on the same line having tracked the 2 added points to its 2 other points
-    (4 paths); asked of the points in another order, it draws a fresh line and tracks all 8 again."""
+    """The general quadric cone in five variables (ED degree 8, above): the trace test on 6 of the 8 points fails, on
+    7 too (the same line, 2 paths more); asked again of the 8 it passes on that line having tracked the one added
+    point to its 2 other points, with the deviation of a one-shot test on that line (a generator drawing the same
+    line first). A point added twice meets its own ends: not passed, the line kept. Asked of the points in another
+    order, it draws a fresh line and tracks all 8 again."""
     ys = sympy.symbols("y_1:6")
     A = np.random.default_rng(3).integers(-5, 6, (5, 5))
     quadric = sympy.expand(sum(int(A[i, j] + A[j, i]) * ys[i] * ys[j] for i in range(5) for j in range(5)))
@@ -212,7 +214,16 @@ def test_the_trace_test_asked_again_of_a_growing_set_tracks_only_the_points_adde
     trace = homotopy.GrowingTrace(system, u0, np.random.default_rng(11))
     assert not trace(points[:6]).passed
     line, paths = trace.line.v.copy(), trace.paths
-    assert trace(points).passed and np.array_equal(trace.line.v, line) and trace.paths - paths == 2 * 2
+    assert not trace(points[:7]).passed and np.array_equal(trace.line.v, line) and trace.paths - paths == 2
+    paths = trace.paths
+    grown = trace(points)
+    assert grown.passed and np.array_equal(trace.line.v, line) and trace.paths - paths == 2
+    once = homotopy.GrowingTrace(system, u0, np.random.default_rng(11))(points)
+    assert once.passed and abs(once.deviation - grown.deviation) <= 1e-12
+    twice = homotopy.GrowingTrace(system, u0, np.random.default_rng(11))
+    assert not twice(points[:6]).passed
+    again = twice(np.vstack([points[:6], points[:1]]))
+    assert not again.passed and np.array_equal(twice.line.v, line) and len(twice.line.points) == 6
     paths = trace.paths
     assert trace(points[::-1]).passed and not np.array_equal(trace.line.v, line) and trace.paths - paths >= 2 * 8
 

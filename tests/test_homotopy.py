@@ -254,12 +254,12 @@ def test_with_recheck_verify_is_asked_again_once_new_points_went_through_every_l
 
     system, start, u0 = _quadric_cone_start()
     runs = {}
-    for recheck in (False, True):
+    for recheck in (None, lambda: True):
         asked = []
         found = homotopy.monodromy(system, start[:1], u0, np.random.default_rng(5), stall=1, patience=30,
                                    recheck=recheck, verify=lambda P: asked.append(len(P)) or len(P) == 6)
         runs[recheck] = (found, asked)
-    (slow, slow_asked), (eager, eager_asked) = runs[False], runs[True]
+    (slow, slow_asked), (eager, eager_asked) = runs.values()
     assert len(slow.points) == len(eager.points) == 6 and slow_asked == eager_asked == [5, 6]
     assert eager.loops == slow.loops - 1 and eager.paths < slow.paths
 

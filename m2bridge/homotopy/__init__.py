@@ -41,7 +41,7 @@ from m2bridge.homotopy.systems import DistanceSystem, monomial_table, seed
 from m2bridge.homotopy.trace import GrowingTrace, TraceTest, trace_test
 from m2bridge.homotopy.tracker import System, newton, track, track_all, track_numpy, tracking_workers
 
-__all__ = ["DistanceSystem", "FormHomotopy", "FormHomotopyResult", "GrowingTrace", "MonodromyOptions", "MonodromyResult",
-           "PencilCheck", "Solved", "System", "TraceTest", "form_homotopy", "monodromy", "monomial_table", "new_points",
-           "newton", "nonsingular", "nonsingular_ends", "pencil_trace_test", "seed", "solve_and_track", "trace_test",
-           "track", "track_all", "track_numpy", "tracking_workers"]
+__all__ = ["DistanceSystem", "FormHomotopy", "FormHomotopyResult", "GrowingTrace", "MonodromyOptions",
+           "MonodromyResult", "PencilCheck", "Solved", "System", "TraceTest", "form_homotopy", "monodromy",
+           "monomial_table", "new_points", "newton", "nonsingular", "nonsingular_ends", "pencil_trace_test", "seed",
+           "solve_and_track", "trace_test", "track", "track_all", "track_numpy", "tracking_workers"]

@@ -35,7 +35,8 @@ class MonodromyOptions:
     patient: bool = False  # every path gets the large step budget
     verify: Callable[[np.ndarray], bool] | None = None  # after ``stall`` quiet fresh loops: True stops (complete)
     patience: int = 0  # when ``verify`` says False: the more quiet fresh loops in a row before it stops
-    recheck: bool = False  # once ``verify`` said False: asked again as soon as new points went through every loop
+    recheck: Callable[[], bool] | None = None  # once ``verify`` said False: whether to ask it again as soon as new
+    # points went through every loop (while that is cheap)
     reuse: bool = True  # keep the loops and reuse them (False: a fresh loop every round, the former strategy)
     width: int = 3  # loops drawn at the start
     reach: float = 3.0  # the loops' distance from u0, in units of the size of u0
@@ -97,9 +98,10 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     all the points pushed through it; ``stall`` counts the fresh loops in a row that find nothing. After ``stall``
     of them ``verify`` (when given) is asked whether the points are complete (the trace test): if not, every path
     gets the large step budget and the search goes on from where it is, the kept loops kept, until it says so or
-    ``patience`` more fresh loops in a row find nothing (it is asked again whenever they did find points; with
-    ``recheck``, as soon as the points found have been pushed through every kept loop, without waiting for a quiet
-    fresh loop: for a ``verify`` that costs only the points added, :class:`.trace.GrowingTrace`). With
+    ``patience`` more fresh loops in a row find nothing (it is asked again whenever they did find points; where
+    ``recheck()`` says so, as soon as the points found have been pushed through every kept loop, without waiting
+    for a quiet fresh loop: for a ``verify`` that then costs only the points added, :class:`.trace.GrowingTrace`
+    with a clean line). With
     ``reuse=False`` every round is a fresh loop through all the points (the former strategy, kept for comparison).
     ``max_loops``: the most loops drawn (and 20 times as many rounds: a guard); bench/monodromy.py compares the
     strategies.
@@ -262,7 +264,8 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         if opts.verify is None:
             return quiet >= stall * DRAWN
         settled = not failed and all(loop[1] >= len(sols) for loop in kept)  # every point through every loop
-        if quiet_loops < stall and not (opts.recheck and incomplete and checked != len(sols) and settled):
+        eager = incomplete and checked != len(sols) and settled and opts.recheck is not None and opts.recheck()
+        if quiet_loops < stall and not eager:
             return False
         if checked != len(sols):
             checked = len(sols)

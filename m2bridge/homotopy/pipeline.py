@@ -32,12 +32,14 @@ def solve_and_track(system: Any, start: np.ndarray, u0: np.ndarray, u: np.ndarra
                     coordinates: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
                     pencil: bool = False) -> Solved:
     """Monodromy from ``start`` at ``u0`` (``options``) and the trace test; with no exact count (``options.target``
-    None) the trace test runs whenever ``options.stall`` fresh loops in a row found nothing, and while it fails
-    monodromy goes on patiently (every path with the large step budget) until it passes or ``patience`` more fresh
-    loops in a row find nothing. ``pencil``: where the trace test along a line still fails then, the trace test
-    along a pencil of quadrics is asked once (:mod:`.pencil`: for families whose solutions escape to infinity at
-    finite parameters, where the trace along a line is not affine even over every solution), its own monodromy
-    going on from the points (and finding any still missing). Then every solution is tracked to ``u`` (None: not
+    None) the trace test runs once ``options.stall`` fresh loops in a row found nothing, and while it fails
+    monodromy goes on patiently (every path with the large step budget), the test asked again as soon as new points
+    have gone through every loop where a clean line is kept (tracking only those along it:
+    :class:`.trace.GrowingTrace`), until it passes or ``patience`` more fresh loops in a row find nothing.
+    ``pencil``: where the trace test along a line still fails then, the trace test along a pencil of quadrics is
+    asked once (:mod:`.pencil`: for families whose solutions escape to infinity at finite parameters, where the
+    trace along a line is not affine even over every solution), its own monodromy going on from the points (and
+    finding any still missing). Then every solution is tracked to ``u`` (None: not
     tracked). With ``options.seconds`` the trace tests get what is left of them (at least 1 s each; none is started
     once they are over: out of time).
 
@@ -52,7 +54,9 @@ def solve_and_track(system: Any, start: np.ndarray, u0: np.ndarray, u: np.ndarra
         if ok.any():
             start, u0 = moved[ok], base
     checks: list[tuple[int, TraceTest]] = []
-    line = GrowingTrace(system, u0, rng, coordinates)  # a test after the first tracks the points found since
+    # a test after the first tracks the points found since; its own draws, so that monodromy's loops are the same
+    # however often it is asked
+    line = GrowingTrace(system, u0, np.random.default_rng(rng.integers(2**63)), coordinates)
 
     def traced(points: np.ndarray) -> TraceTest:  # none once the time is up: out of time (nan)
         return TraceTest(False, float("nan")) if budget.expired else line(points, seconds=budget.left(1.0))
@@ -62,7 +66,9 @@ def solve_and_track(system: Any, start: np.ndarray, u0: np.ndarray, u: np.ndarra
         return checks[-1][1].passed
 
     if options.target is None:
-        options = replace(options, verify=verify, patience=patience, recheck=True)
+        # asked again at once only while a line is kept (where none is clean, as on decision boundaries, every ask
+        # is a full test)
+        options = replace(options, verify=verify, patience=patience, recheck=lambda: line.line is not None)
     result = monodromy(system, start, u0, rng, options)
     trace = checks[-1][1] if checks and checks[-1][0] == len(result.points) else traced(result.points)
     if pencil and options.target is None and not trace.passed and not budget.expired:

@@ -69,6 +69,7 @@ class _Line:
     traces: list[np.ndarray]  # at each s of SVALS, the sum of the coordinates of the points or ends there
     size: float  # the summed size of the points' coordinates at u0
     typical: float  # one typical point's own deviation from affine along it (nan: none to tell)
+    typical_of: int  # the number of points it was sampled from
 
 
 class GrowingTrace:
@@ -77,9 +78,11 @@ class GrowingTrace:
     the ends of every point on it, so a later call tracks along it only the points added since (two paths each),
     where a fresh line would track them all again; its typical point's deviation (the margin's yardstick) is kept
     too. The line is drawn independently of the points, so reusing it keeps the test's probability-one guarantee for
-    each set asked about. Where the points do not begin with the last call's, or a new point's path fails on the line
-    or ends at another point's end there, a full test on a fresh line runs instead. ``paths``: the paths tracked so
-    far (the typical points' included)."""
+    each set asked about (the finitely many subsets of the solutions each fail on all but a null set of lines). The
+    typical point's deviation is sampled again where the set has doubled since, or where none could be told. Where
+    the points do not begin with the last call's, or a new point's path fails on the line or ends at another point's
+    end there, a full test on a fresh line runs instead (the old line kept where no fresh one is clean). ``paths``:
+    the paths tracked so far (the typical points' included)."""
 
     def __init__(self, system: Any, u0: np.ndarray, rng: np.random.Generator,
                  coordinates: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None, tries: int = 5,
@@ -96,12 +99,11 @@ class GrowingTrace:
         if line is not None and len(points) >= len(line.points) and np.array_equal(points[:len(line.points)],
                                                                                     line.points):
             grown = self._extended(line, points, stop)
-            if past(stop):
-                return TraceTest(False, float("nan"))
             if grown is not None:
                 self.line = grown
                 return self._verdict(grown)
-        self.line = None
+            if past(stop):
+                return TraceTest(False, float("nan"))
         best = float("inf")
         for _ in range(self.tries):
             v = tracker.complex_normal(self.rng, self.system.n)
@@ -119,7 +121,7 @@ class GrowingTrace:
             at_u0 = self.coords(points, self.u0)
             traces = [at_u0.sum(axis=0)] + [self.coords(X, self.u0 + s * v).sum(axis=0) for X, s in
                                             zip(ends, SVALS[1:])]
-            line = _Line(v, points.copy(), ends, [], traces, float(np.abs(at_u0).sum()), float("nan"))
+            line = _Line(v, points.copy(), ends, [], traces, float(np.abs(at_u0).sum()), float("nan"), len(points))
             best = self._verdict(line).deviation
             one = _typical_deviation(self.system, points, self.u0, v, SVALS, self.coords, self.sample)
             self.paths += 2 * min(self.sample, len(points))
@@ -127,7 +129,6 @@ class GrowingTrace:
                 return TraceTest(False, float("nan"))
             if one == 0:  # no sampled point arrived on this line: no yardstick here
                 continue
-            line.noise = [tracker.noise(self.system, X, self.u0 + s * v) for X, s in zip(ends, SVALS[1:])]
             line.typical = one
             self.line = line
             return self._verdict(line)
@@ -144,6 +145,8 @@ class GrowingTrace:
         added = points[len(line.points):]
         if not len(added):
             return line
+        if not line.noise:  # the known ends' Newton noise, first asked for here
+            line.noise = [tracker.noise(self.system, X, self.u0 + s * line.v) for X, s in zip(line.ends, SVALS[1:])]
         at_u0 = self.coords(added, self.u0)
         ends, noises, traces = [], [], [line.traces[0] + at_u0.sum(axis=0)]
         for s, known, known_noise, trace in zip(SVALS[1:], line.ends, line.noise, line.traces[1:]):
@@ -157,8 +160,14 @@ class GrowingTrace:
             ends.append(np.vstack([known, X]))
             noises.append(np.concatenate([known_noise, noise]))
             traces.append(trace + self.coords(X, at).sum(axis=0))
-        return _Line(line.v, points.copy(), ends, noises, traces, line.size + float(np.abs(at_u0).sum()),
-                     line.typical)
+        typical, of = line.typical, line.typical_of
+        if np.isnan(typical) or len(points) >= 2 * of:  # a yardstick from the set as it is now
+            one = _typical_deviation(self.system, points, self.u0, line.v, SVALS, self.coords, self.sample)
+            self.paths += 2 * min(self.sample, len(points))
+            if one != 0:
+                typical, of = one, len(points)
+        return _Line(line.v, points.copy(), ends, noises, traces, line.size + float(np.abs(at_u0).sum()), typical,
+                     of)
 
     def _verdict(self, line: _Line) -> TraceTest:
         """The deviation of the line's traces from affine, against the points' size and the typical point's."""

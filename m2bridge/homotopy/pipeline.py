@@ -54,9 +54,10 @@ def solve_and_track(system: Any, start: np.ndarray, u0: np.ndarray, u: np.ndarra
         if ok.any():
             start, u0 = moved[ok], base
     checks: list[tuple[int, TraceTest]] = []
-    # a test after the first tracks the points found since; its own draws, so that monodromy's loops are the same
-    # however often it is asked
-    line = GrowingTrace(system, u0, np.random.default_rng(rng.integers(2**63)), coordinates)
+    # a test after the first tracks the points found since; where it is asked as the search goes (no count given),
+    # its own draws, so that monodromy's loops are the same however often it is asked
+    own = np.random.default_rng(rng.integers(2**63)) if options.target is None else rng
+    line = GrowingTrace(system, u0, own, coordinates)
 
     def traced(points: np.ndarray) -> TraceTest:  # none once the time is up: out of time (nan)
         return TraceTest(False, float("nan")) if budget.expired else line(points, seconds=budget.left(1.0))
@@ -66,9 +67,10 @@ def solve_and_track(system: Any, start: np.ndarray, u0: np.ndarray, u: np.ndarra
         return checks[-1][1].passed
 
     if options.target is None:
-        # asked again at once only while a line is kept (where none is clean, as on decision boundaries, every ask
+        # asked again at once only while a clean line is kept (where none is, as on decision boundaries, every ask
         # is a full test)
-        options = replace(options, verify=verify, patience=patience, recheck=lambda: line.line is not None)
+        options = replace(options, verify=verify, patience=patience,
+                          recheck=lambda: line.line is not None and line.cheap)
     result = monodromy(system, start, u0, rng, options)
     trace = checks[-1][1] if checks and checks[-1][0] == len(result.points) else traced(result.points)
     if pencil and options.target is None and not trace.passed and not budget.expired:

@@ -81,8 +81,9 @@ class GrowingTrace:
     each set asked about (the finitely many subsets of the solutions each fail on all but a null set of lines). The
     typical point's deviation is sampled again where the set has doubled since, or where none could be told. Where
     the points do not begin with the last call's, or a new point's path fails on the line or ends at another point's
-    end there, a full test on a fresh line runs instead (the old line kept where no fresh one is clean). ``paths``:
-    the paths tracked so far (the typical points' included)."""
+    end there, a full test on a fresh line runs instead (the old line kept where no fresh one is clean; ``cheap``
+    then says False until a line is clean again: an ask costs a full test). ``paths``: the paths tracked so far (the
+    typical points' included)."""
 
     def __init__(self, system: Any, u0: np.ndarray, rng: np.random.Generator,
                  coordinates: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None, tries: int = 5,
@@ -91,6 +92,7 @@ class GrowingTrace:
         self.coords = coordinates or (lambda X, U: X[:, :system.n])
         self.line: _Line | None = None
         self.paths = 0
+        self.cheap = True  # whether the next ask of a grown set is likely to track only the points added
 
     def __call__(self, points: np.ndarray, seconds: float | None = None) -> TraceTest:
         """The verdict on ``points`` (nan deviation: out of ``seconds``)."""
@@ -104,6 +106,7 @@ class GrowingTrace:
                 return self._verdict(grown)
             if past(stop):
                 return TraceTest(False, float("nan"))
+            self.cheap = False  # until a fresh line below is clean
         best = float("inf")
         for _ in range(self.tries):
             v = tracker.complex_normal(self.rng, self.system.n)
@@ -130,7 +133,7 @@ class GrowingTrace:
             if one == 0:  # no sampled point arrived on this line: no yardstick here
                 continue
             line.typical = one
-            self.line = line
+            self.line, self.cheap = line, True
             return self._verdict(line)
         return TraceTest(False, best)
 
@@ -151,7 +154,7 @@ class GrowingTrace:
         ends, noises, traces = [], [], [line.traces[0] + at_u0.sum(axis=0)]
         for s, known, known_noise, trace in zip(SVALS[1:], line.ends, line.noise, line.traces[1:]):
             X = self._track(added, s * line.v, stop)
-            if past(stop) or len(X) < len(added):
+            if len(X) < len(added):  # a path failed, or the time ran out (``until``)
                 return None
             at = self.u0 + s * line.v
             noise = tracker.noise(self.system, X, at)
@@ -161,7 +164,7 @@ class GrowingTrace:
             noises.append(np.concatenate([known_noise, noise]))
             traces.append(trace + self.coords(X, at).sum(axis=0))
         typical, of = line.typical, line.typical_of
-        if np.isnan(typical) or len(points) >= 2 * of:  # a yardstick from the set as it is now
+        if len(points) >= 2 * of:  # a yardstick from the set as it is now
             one = _typical_deviation(self.system, points, self.u0, line.v, SVALS, self.coords, self.sample)
             self.paths += 2 * min(self.sample, len(points))
             if one != 0:

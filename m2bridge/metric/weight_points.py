@@ -309,8 +309,8 @@ def system_points(system: Any, u: np.ndarray | None, target: int | None, at_u: i
             bar.set_postfix_str(f"{paths} paths, {paths / max(time.monotonic() - started, 1e-9):.0f} paths/s")
 
         # no exact count: the trace test is asked after a fresh loop without a new point, and while it fails again
-        # as soon as new points have gone through every loop, the search going on until 16 more fresh loops in a
-        # row find nothing ((2,4): 8 left its last point out)
+        # as soon as new points have gone through every loop (while it keeps a clean line), the search going on
+        # until 16 more fresh loops in a row find nothing ((2,4): 8 left its last point out)
         options = MonodromyOptions(target=target, stall=1 if target is None else 25, max_loops=max_loops,
                                    seconds=seconds, on_loop=show, orbit=orbit)
         solved = solve_and_track(system, start, u0, u, rng, options, patience=16, coordinates=system.coordinates)

@@ -253,15 +253,22 @@ def test_with_recheck_verify_is_asked_again_once_new_points_went_through_every_l
     from m2bridge import homotopy
 
     system, start, u0 = _quadric_cone_start()
-    runs = {}
+    runs, events = {}, []
     for recheck in (None, lambda: True):
         asked = []
+        events.clear()
         found = homotopy.monodromy(system, start[:1], u0, np.random.default_rng(5), stall=1, patience=30,
-                                   recheck=recheck, verify=lambda P: asked.append(len(P)) or len(P) == 6)
+                                   recheck=recheck, on_loop=lambda n, paths: events.append(("round", n)),
+                                   verify=lambda P: asked.append(len(P)) or events.append(("ask", len(P))) or
+                                   len(P) == 6)
         runs[recheck] = (found, asked)
     (slow, slow_asked), (eager, eager_asked) = runs.values()
     assert len(slow.points) == len(eager.points) == 6 and slow_asked == eager_asked == [5, 6]
     assert eager.loops == slow.loops - 1 and eager.paths < slow.paths
+    # the eager ask waits for the sixth point to go through the kept loops: the round that found it and at least
+    # one more (pushing it through the others) before it
+    ask = events.index(("ask", 6))
+    assert events[ask - 2:ask] == [("round", 6), ("round", 6)]
 
 
 def test_no_trace_test_starts_once_the_search_is_out_of_time_and_the_verdict_says_so(monkeypatch):

@@ -126,8 +126,7 @@ class GrowingTrace:
                                             zip(ends, SVALS[1:])]
             line = _Line(v, points.copy(), ends, [], traces, float(np.abs(at_u0).sum()), float("nan"), len(points))
             best = self._verdict(line).deviation
-            one = _typical_deviation(self.system, points, self.u0, v, SVALS, self.coords, self.sample)
-            self.paths += 2 * min(self.sample, len(points))
+            one = self._yardstick(points, v)
             if past(stop):
                 return TraceTest(False, float("nan"))
             if one == 0:  # no sampled point arrived on this line: no yardstick here
@@ -141,6 +140,12 @@ class GrowingTrace:
         """The distinct ends of ``points`` tracked from u0 to u0 + step (:func:`.tracker.track_all`)."""
         self.paths += len(points)
         return tracker.track_all(self.system, points, self.u0, self.u0 + step, self.rng, max_steps=20000, until=stop)
+
+    def _yardstick(self, points: np.ndarray, v: np.ndarray) -> float:
+        """One typical point's own deviation from affine along the line with direction v (:func:`_typical_deviation`;
+        its sampled paths counted)."""
+        self.paths += 2 * min(self.sample, len(points))
+        return _typical_deviation(self.system, points, self.u0, v, SVALS, self.coords, self.sample)
 
     def _extended(self, line: _Line, points: np.ndarray, stop: float | None) -> _Line | None:
         """The line with the ends of the points past ``line.points`` added; None where one fails or meets a known
@@ -165,8 +170,7 @@ class GrowingTrace:
             traces.append(trace + self.coords(X, at).sum(axis=0))
         typical, of = line.typical, line.typical_of
         if len(points) >= 2 * of:  # a yardstick from the set as it is now
-            one = _typical_deviation(self.system, points, self.u0, line.v, SVALS, self.coords, self.sample)
-            self.paths += 2 * min(self.sample, len(points))
+            one = self._yardstick(points, line.v)
             if one != 0:
                 typical, of = one, len(points)
         return _Line(line.v, points.copy(), ends, noises, traces, line.size + float(np.abs(at_u0).sum()), typical,

@@ -19,10 +19,12 @@ corners of two kept loops (one leg; the former strategy); ``--fresh-trace``: a r
 fresh line and tracks all the points again, and is asked again only after a fresh loop found nothing (the former
 rule; by default a failed test's line is kept and a later test tracks only the points added, as soon as they went
 through every loop). The trace tests draw from their own generator, so both rows draw the same loops.
+``--spokes``: a row where every other new corner in the tail is a spoke, reached by its first leg alone (one leg)
+and then joined with every corner, instead of a loop around u0 (five legs).
 
 Usage: python bench/monodromy.py [--cases 2,1 2,2 3,1] [--no-f4] [--workers N] [--seeds N] [--former]
                                  [--around] [--quiet-around] [--tail-triangles] [--complex-base] [--rk4]
-                                 [--all-weights] [--free-blas] [--no-join] [--fresh-trace] [--skip-numpy]
+                                 [--all-weights] [--free-blas] [--no-join] [--fresh-trace] [--spokes] [--skip-numpy]
                                  [--skip-one-thread]
 """
 
@@ -78,6 +80,8 @@ def main() -> None:
                     help="a row where fresh loops are all drawn anew, none joins two kept loops' corners")
     ap.add_argument("--fresh-trace", action="store_true",
                     help="a row where every trace test draws a fresh line and tracks all the points (the former rule)")
+    ap.add_argument("--spokes", action="store_true",
+                    help="a row where every other new corner in the tail is a spoke (its first leg alone)")
     ap.add_argument("--skip-numpy", action="store_true", help="no row with the NumPy tracker (the slow one)")
     ap.add_argument("--skip-one-thread", action="store_true", help="no row with the compiled tracker on one thread")
     args = ap.parse_args()
@@ -130,6 +134,9 @@ def main() -> None:
         if args.no_join:
             rows.append((f"V alone, no joined loops, {args.workers} thr.", profile_points, unknowns, args.workers,
                          partial(monodromy, join=False), "compiled"))
+        if args.spokes:
+            rows.append((f"V alone, spokes in the tail, {args.workers} thr.", profile_points, unknowns, args.workers,
+                         partial(monodromy, spokes=True), "compiled"))
         if args.fresh_trace:
             rows.append((f"V alone, fresh trace lines, {args.workers} thr.", profile_points, unknowns, args.workers,
                          partial(monodromy, recheck=None), "fresh trace"))

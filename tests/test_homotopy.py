@@ -687,6 +687,41 @@ def test_fresh_loops_join_the_first_corners_of_kept_loops_in_one_leg(monkeypatch
     assert len(homotopy.new_points(drawn.points, joined.points)) == 0
 
 
+def test_with_spokes_a_new_corner_in_the_tail_is_reached_by_its_first_leg_alone_and_joined(monkeypatch):
+    # the quadric cone above (6 points) from one point, a stand-in trace test that always says incomplete: in the
+    # tail the new corners alternate between a spoke (every point's first leg to it, no loop of its own, so no leg
+    # from it to a corner of its own loop) and a loop around u0; the joins use both. Without spokes every new
+    # corner starts a loop of its own. The same 6 points either way
+    from m2bridge import homotopy
+
+    system, start, u0 = _quadric_cone_start()
+    real_track = homotopy.tracker.track
+
+    def corners_of(**options):
+        legs = set()  # (from, to) of every path, the corners rounded
+
+        def recording(system, X0, ua, ub, *args, **kwargs):
+            rows = lambda v: [tuple(w) for w in np.round(np.broadcast_to(v, (len(X0), len(u0))), 9)]  # noqa: E731
+            legs.update(zip(rows(ua), rows(ub)))
+            return real_track(system, X0, ua, ub, *args, **kwargs)
+
+        monkeypatch.setattr(homotopy.tracker, "track", recording)
+        found = homotopy.monodromy(system, start[:1], u0, np.random.default_rng(0), stall=1, patience=8,
+                                   verify=lambda points: False, **options)
+        assert len(found.points) == 6
+        origin = tuple(np.round(u0, 9))
+        first = {b for a, b in legs if a == origin}  # every first corner (of a loop, or a spoke)
+        own = {a for a, b in legs if a in first and b not in first | {origin}}  # first corners with a loop of their own
+        joined = {c for a, b in legs if a in first and b in first for c in (a, b)}  # corners a join went through
+        return first - own, joined, found
+
+    spokes, joined, with_spokes = corners_of(spokes=True)
+    assert spokes and spokes <= joined  # a spoke was drawn, and joins went through it
+    none, _, without = corners_of()
+    assert not none
+    assert len(homotopy.new_points(with_spokes.points, without.points)) == 0
+
+
 def test_pairs_double_precision_cannot_decide_are_asked_of_more_bits_and_copies_are_not():
     # a candidate 100 noises from a known point (inside the merge radius of 1000 noises): without ``same`` one point,
     # with it what ``same`` says; a copy within COPY noises is one point whatever ``same`` says

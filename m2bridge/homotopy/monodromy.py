@@ -48,6 +48,8 @@ class MonodromyOptions:
     wide: bool = False  # paths that fail in double tracked again in double-double (.compiled.track's ``wide``)
     widen: int | None = None  # ``wide`` from the time this many fresh loops in a row have found nothing on
     join: bool = True  # a fresh loop joins the first corners of two kept loops where such a pair is left (one leg)
+    spokes: bool = False  # in the tail (``quiet_around``, ``incomplete_around``), every other new corner is reached by
+    # its first leg alone (one leg, no loop of its own) instead of a loop around u0: its pairs are joined next
 
 
 JOINED, DRAWN = 1, 3  # what a quiet joined loop and a quiet drawn one count towards ``stall`` (where no ``verify``
@@ -133,7 +135,12 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     ``widen``: :data:`JOINED`) and come before
     drawn ones: the loops around u0 above (``quiet_around``, ``incomplete_around``) are the loops drawn once every
     pair is joined, each of whose first corners makes as many new pairs as there are corners already
-    (bench/monodromy.py --no-join compares)."""
+    (bench/monodromy.py --no-join compares). With ``spokes``, every other of those tail corners is a spoke: a corner
+    drawn as a triangle's first one, every point's first leg tracked to it (one leg) and no loop of its own, so its
+    pairs with every corner are joined next (a join through a spoke first tracks the first legs to it of the points
+    found since; spokes are not counted among the loops): a join costs a fifth of a loop around u0's paths and, on
+    one (4,1) chart, moved the last points half to three quarters as often; end to end one chart gained and one
+    lost, so it is off by default (docs/performance.md; bench/monodromy.py --spokes)."""
     opts = replace(options or MonodromyOptions(), **changes)
     target, stall, max_loops, seconds, on_loop = opts.target, opts.stall, opts.max_loops, opts.seconds, opts.on_loop
     orbit, patient, reuse, width, reach = opts.orbit, opts.patient, opts.reuse, opts.width, opts.reach
@@ -169,6 +176,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     corners_at: list[np.ndarray] = []  # the first corners of the loops drawn (``join``)
     points_at: list[np.ndarray] = []  # per first corner: the end there of each solution's first leg (nan: none yet)
     joined: set[tuple[int, int]] = set()  # the pairs of first corners joined by a loop
+    spoke_nodes: set[int] = set()  # the first corners that are spokes (``spokes``: no loop of their own)
     keep_corners = opts.join and reuse
 
     def cornered(loop: np.ndarray) -> list:
@@ -194,6 +202,17 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         a, and back to u0 the ends at b that are no known point's image there. Returns the ends at u0 and the rows
         (of sols) whose paths failed on either leg; None when the time ran out on the way."""
         nonlocal paths
+        # a spoke's first legs for the points found since it was made (no loop of its own pushed them there) and for
+        # any whose first leg failed
+        for node in sorted({a, b} & spoke_nodes):
+            missing = np.nonzero(~np.isfinite(points_at[node]).all(axis=1))[0]
+            if len(missing):
+                there, arrived = tracker.track(system, sols[missing], u0, corners_at[node], max_steps=budget,
+                                               until=stop, wide=wide)
+                paths += len(missing)
+                if past(stop):
+                    return None
+                points_at[node][missing[arrived]] = there[arrived]
         kept.append([np.array([corners_at[a], corners_at[b]]), len(sols), a])
         joined.add((a, b))
         rows = np.nonzero(np.isfinite(points_at[a]).all(axis=1))[0]
@@ -213,6 +232,20 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         back, arrived = tracker.track(system, ends, corners_at[b], u0, max_steps=budget, until=stop, wide=wide)
         paths += len(ends)
         return back[arrived], np.concatenate([rows[~ok], starts[~arrived]])
+
+    def spoke(budget: int) -> bool:
+        """A new first corner (a triangle's, drawn as :func:`draw` does) with every point's first leg to it and no
+        loop of its own: a pair with each corner so far, for the joins. False when the time ran out on the way."""
+        nonlocal paths
+        corner = u0 + scale * scales * tracker.complex_normal(rng, system.n)
+        there, arrived = tracker.track(system, sols, u0, corner, max_steps=budget, until=stop, wide=wide)
+        paths += len(sols)
+        if past(stop):
+            return False
+        corners_at.append(corner)
+        points_at.append(np.where(arrived[:, None], there, np.nan))
+        spoke_nodes.add(len(corners_at) - 1)
+        return True
 
     def grown(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         """The solutions and their noise with the new ones among the ends X (and their partners under ``orbit``),
@@ -254,6 +287,7 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     hard: list[tuple[np.ndarray, int]] = []  # those that failed the large budget in double, until ``widen`` turns on
     rounds = paths = quiet = 0  # quiet: the fresh loops in a row that found nothing, in thirds (JOINED, DRAWN)
     quiet_loops = 0  # the same loops counted one each
+    spoked = False  # whether the last new corner was a spoke (``spokes``: the next is a loop around u0)
     wide = opts.wide
     stop = None if seconds is None else time.monotonic() + seconds
 
@@ -315,6 +349,13 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
                 settle(X, [(lost, len(kept) - 1)] if len(lost) else [], budget, JOINED)
                 continue
             tail = (opts.quiet_around and quiet > 0) or (opts.incomplete_around and incomplete)
+            if opts.spokes and keep_corners and tail and not spoked:
+                rounds += 1
+                spoked = spoke(budget)
+                if not spoked:
+                    break
+                continue
+            spoked = False
             kept.append(draw(opts.around or tail))
             pairs = [(np.arange(len(sols)), len(kept) - 1)]
         rounds += 1

@@ -113,33 +113,20 @@ def main() -> None:
         if args.former:
             rows.append(("V alone, former strategy", profile_points, unknowns, 1,
                          partial(monodromy, reuse=False, reach=1.0), "compiled"))
-        if args.around:
-            rows.append((f"V alone, loops around u0, {args.workers} thr.", profile_points, unknowns, args.workers,
-                         partial(monodromy, around=True), "compiled"))
-        if args.quiet_around:
-            rows.append((f"V alone, tail around u0, {args.workers} thr.", profile_points, unknowns, args.workers,
-                         partial(monodromy, quiet_around=True), "compiled"))
-        if args.tail_triangles:
-            rows.append((f"V alone, triangles in tail, {args.workers} thr.", profile_points, unknowns, args.workers,
-                         partial(monodromy, incomplete_around=False), "compiled"))
-        if args.complex_base:
-            rows.append((f"V alone, complex u0, {args.workers} thr.", profile_points, unknowns, args.workers,
-                         monodromy, "complex u0"))
-        if args.rk4:
-            rows.append((f"V alone, RK4 predictor, {args.workers} thr.", profile_points, unknowns, args.workers,
-                         monodromy, "rk4"))
-        if args.free_blas:
-            rows.append((f"V alone, free BLAS, {args.workers} thr.", profile_points, unknowns, args.workers,
-                         monodromy, "free blas"))
-        if args.no_join:
-            rows.append((f"V alone, no joined loops, {args.workers} thr.", profile_points, unknowns, args.workers,
-                         partial(monodromy, join=False), "compiled"))
-        if args.spokes:
-            rows.append((f"V alone, spokes in the tail, {args.workers} thr.", profile_points, unknowns, args.workers,
-                         partial(monodromy, spokes=True), "compiled"))
-        if args.fresh_trace:
-            rows.append((f"V alone, fresh trace lines, {args.workers} thr.", profile_points, unknowns, args.workers,
-                         partial(monodromy, recheck=None), "fresh trace"))
+        variants = [  # (asked for, the row's name, monodromy's options changed, how it runs)
+            (args.around, "loops around u0", {"around": True}, "compiled"),
+            (args.quiet_around, "tail around u0", {"quiet_around": True}, "compiled"),
+            (args.tail_triangles, "triangles in tail", {"incomplete_around": False}, "compiled"),
+            (args.complex_base, "complex u0", {}, "complex u0"),
+            (args.rk4, "RK4 predictor", {}, "rk4"),
+            (args.free_blas, "free BLAS", {}, "free blas"),
+            (args.no_join, "no joined loops", {"join": False}, "compiled"),
+            (args.spokes, "spokes in the tail", {"spokes": True}, "compiled"),
+            (args.fresh_trace, "fresh trace lines", {"recheck": None}, "fresh trace"),
+        ]
+        rows += [(f"V alone, {name}, {args.workers} thr.", profile_points, unknowns, args.workers,
+                  partial(monodromy, **changes) if changes else monodromy, how)
+                 for asked, name, changes, how in variants if asked]
         if args.all_weights:
             rows.append(("all weights", weight_space_points, len(param.weights) - 1, 1, monodromy, "compiled"))
         seconds_of = {}

@@ -185,10 +185,14 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         points_at.append(np.full(sols.shape if keep_corners else (0, 0), np.nan, dtype=complex))
         return [loop, 0, len(corners_at) - 1]
 
+    def corner() -> np.ndarray:
+        """A random corner of a triangle at u0, ``reach`` times the size of u0 from it."""
+        return u0 + scale * scales * tracker.complex_normal(rng, system.n)
+
     def draw(around: bool = opts.around) -> list:
         """A random loop (:func:`cornered`)."""
         if not around:
-            return cornered(np.array([u0 + scale * scales * tracker.complex_normal(rng, system.n) for _ in "12"]))
+            return cornered(np.array([corner() for _ in "12"]))
         # a real plane through w0 orthogonal to it (as vectors of R^2n), where the branch points of a cone's
         # family are densest about w0; a triangle about w0 in it, entered and left at its first corner
         vectors = np.stack([w0] + [tracker.complex_normal(rng, system.n) for _ in "ab"]).astype(complex)
@@ -202,17 +206,9 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         a, and back to u0 the ends at b that are no known point's image there. Returns the ends at u0 and the rows
         (of sols) whose paths failed on either leg; None when the time ran out on the way."""
         nonlocal paths
-        # a spoke's first legs for the points found since it was made (no loop of its own pushed them there) and for
-        # any whose first leg failed
-        for node in sorted({a, b} & spoke_nodes):
-            missing = np.nonzero(~np.isfinite(points_at[node]).all(axis=1))[0]
-            if len(missing):
-                there, arrived = tracker.track(system, sols[missing], u0, corners_at[node], max_steps=budget,
-                                               until=stop, wide=wide)
-                paths += len(missing)
-                if past(stop):
-                    return None
-                points_at[node][missing[arrived]] = there[arrived]
+        # a spoke's first legs for the points found since it was made (no loop of its own pushed them there)
+        if not all(spoke_legs(node, budget) for node in sorted({a, b} & spoke_nodes)):
+            return None
         kept.append([np.array([corners_at[a], corners_at[b]]), len(sols), a])
         joined.add((a, b))
         rows = np.nonzero(np.isfinite(points_at[a]).all(axis=1))[0]
@@ -233,19 +229,28 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
         paths += len(ends)
         return back[arrived], np.concatenate([rows[~ok], starts[~arrived]])
 
-    def spoke(budget: int) -> bool:
-        """A new first corner (a triangle's, drawn as :func:`draw` does) with every point's first leg to it and no
-        loop of its own: a pair with each corner so far, for the joins. False when the time ran out on the way."""
+    def spoke_legs(node: int, budget: int) -> bool:
+        """The first legs to the spoke ``node`` of the points without an end there (those found since, or whose leg
+        failed), kept there. False when the time ran out on the way."""
         nonlocal paths
-        corner = u0 + scale * scales * tracker.complex_normal(rng, system.n)
-        there, arrived = tracker.track(system, sols, u0, corner, max_steps=budget, until=stop, wide=wide)
-        paths += len(sols)
+        missing = np.nonzero(~np.isfinite(points_at[node]).all(axis=1))[0]
+        if not len(missing):
+            return True
+        there, arrived = tracker.track(system, sols[missing], u0, corners_at[node], max_steps=budget, until=stop,
+                                       wide=wide)
+        paths += len(missing)
         if past(stop):
             return False
-        corners_at.append(corner)
-        points_at.append(np.where(arrived[:, None], there, np.nan))
-        spoke_nodes.add(len(corners_at) - 1)
+        points_at[node][missing[arrived]] = there[arrived]
         return True
+
+    def spoke(budget: int) -> bool:
+        """A new first corner (a triangle's: :func:`corner`) with every point's first leg to it and no loop of its
+        own: a pair with each corner so far, for the joins. False when the time ran out on the way."""
+        corners_at.append(corner())
+        points_at.append(np.full(sols.shape, np.nan, dtype=complex))
+        spoke_nodes.add(len(corners_at) - 1)
+        return spoke_legs(len(corners_at) - 1, budget)
 
     def grown(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         """The solutions and their noise with the new ones among the ends X (and their partners under ``orbit``),

@@ -30,6 +30,7 @@ def diagnose() -> tuple[list[tuple[str, str, str]], bool]:
             rows.append((name, "missing", advice))
             ok = ok and extra is not None
     rows.append(("m2scripts", str(m2scripts_dir()), ""))
+    rows.append(_msolve_row())
     try:
         path = find_m2()
     except M2NotFound as exc:
@@ -58,9 +59,22 @@ def diagnose() -> tuple[list[tuple[str, str, str]], bool]:
     return rows, ok
 
 
+def _msolve_row() -> tuple[str, str, str]:
+    """msolve, the faster engine of some exact counts: its version, or why it cannot be used (optional: the counts
+    then use Macaulay2's F4)."""
+    from m2bridge.exact import msolve
+
+    chosen = msolve.choose()
+    if chosen.runs:
+        return "msolve", str(chosen.version), f"{chosen.executable} ({chosen.detail})"
+    return "msolve", "not used", (f"{chosen.detail}; the counts use Macaulay2's F4 instead (optional: `make setup` "
+                                  f"installs msolve, or set ${msolve.ENV_BINARY} to a binary)")
+
+
 def run_doctor() -> int:
     """Print the diagnosis as a table; exit status 0 when all essentials work."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     rows, ok = diagnose()
@@ -69,7 +83,7 @@ def run_doctor() -> int:
         table.add_column(col, overflow="fold")
     for item, status, advice in rows:
         style = "red" if status in ("missing", "failed") else ""
-        table.add_row(item, status, advice, style=style)
+        table.add_row(escape(item), escape(status), escape(advice), style=style)  # `m2bridge[plot]` is no markup
     Console().print(table)
     print("all essentials work" if ok else "something essential is missing: see the table")
     return 0 if ok else 1

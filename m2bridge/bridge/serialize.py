@@ -30,6 +30,11 @@ Python -> M2: ``to_m2`` writes M2 source text for ints, fractions, sympy
 expressions and matrices, lists, tuples and strings; ``m2_name`` maps a sympy
 symbol name to the M2 variable it stands for (``a_1_2`` -> ``a_(1,2)``), the
 inverse of the rule above.
+
+Polynomials as text: ``polynomial_text`` is the one way a polynomial is printed or
+written (text, JSON, M2 files): M2 syntax (``^``, ``a_(1,2)``), so that it pastes
+into ``ideal(...)`` as the same polynomial; ``parse_polynomial_text`` reads it back
+into sympy.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import sympy
@@ -292,6 +297,16 @@ class _M2Printer(sympy.printing.str.StrPrinter):
 _printer = _M2Printer()
 
 
+class _M2TextPrinter(_M2Printer):
+    """The M2 printer for display: a long sum stays one sum (the tree is for M2's parser, not for reading)."""
+
+    def _print_Add(self, expr, order=None):
+        return sympy.printing.str.StrPrinter._print_Add(self, expr, order=order)
+
+
+_text_printer = _M2TextPrinter()
+
+
 def to_m2(obj: Any) -> str:
     """M2 source text for a Python value (int, Fraction, str, bool, None, list, tuple, sympy
     expression or Poly, sympy Matrix, numpy array, python-flint ``nmod`` and ``nmod_mat``)."""
@@ -346,3 +361,85 @@ def m2_rows(G: Any, n: int) -> str:
 def m2_number(v: Any) -> str:
     f = Fraction(v) if not isinstance(v, Fraction) else v
     return f"({f.numerator})/({f.denominator})" if f.denominator != 1 else f"({f.numerator})"
+
+
+# ---------------------------------------------------------------- polynomials as text
+
+def _natural_key(symbol: sympy.Symbol) -> tuple[str, tuple[int, ...]]:
+    """Variables in their natural order: ``y_2`` before ``y_10``, ``A_(1,2)`` before ``A_(2,1)``."""
+    match = _INDEXED.match(symbol.name)
+    if match:
+        return match.group(1), tuple(int(i) for i in match.group(2).strip("_").split("_"))
+    return symbol.name, ()
+
+
+def _variable_text(name: str) -> str:
+    try:
+        return m2_name(name)
+    except ValueError:  # a name M2 cannot spell as an indexed variable: as it is
+        return name
+
+
+def _rational(value: Any) -> Fraction:
+    if isinstance(value, (int, Fraction)):
+        return Fraction(value)
+    if isinstance(value, sympy.Rational):
+        return Fraction(int(value.p), int(value.q))
+    return Fraction(str(value))  # python-flint fmpz / fmpq
+
+
+def terms_text(terms: Iterable[tuple[Sequence[int], Any]], names: Sequence[str]) -> str:
+    """``3*y_1*y_2^2 - 1/2*y_4^3``: the polynomial of ``terms`` (exponents in the variables ``names``, M2
+    spellings; a rational coefficient), lex order, in the syntax of :func:`polynomial_text`."""
+    parts = []
+    for exps, coeff in sorted(((tuple(e), _rational(c)) for e, c in terms), reverse=True):
+        if coeff == 0:
+            continue
+        mono = "*".join(n if e == 1 else f"{n}^{e}" for n, e in zip(names, exps) if e)
+        mag = abs(coeff)
+        if not mono:
+            body = str(mag)
+        else:
+            body = mono if mag == 1 else f"{mag}*{mono}"
+        parts.append(("-" if coeff < 0 else "+", body))
+    if not parts:
+        return "0"
+    text = ("-" if parts[0][0] == "-" else "") + parts[0][1]
+    return text + "".join(f" {sign} {body}" for sign, body in parts[1:])
+
+
+def polynomial_text(poly: Any) -> str:
+    """The text of a polynomial (sympy expression or Poly, int, Fraction) wherever m2bridge prints or writes one:
+    Macaulay2 syntax, ``^`` for powers and M2 variable names (``a_1_2`` -> ``a_(1,2)``), rational coefficients as
+    ``3/2*y_1``, terms in lex order of the variables in natural order (``y_2`` before ``y_10``). Pasted into
+    ``ideal(...)`` in a ring with those variables it is the same polynomial; :func:`parse_polynomial_text` reads it
+    back into sympy. Not a polynomial over QQ (floats, denominators): sympy's text in M2 syntax; ValueError for what
+    M2 cannot read (fractional powers)."""
+    if isinstance(poly, sympy.Poly):  # over GF(p): the integers M2 prints, read in the field it came from
+        poly = as_expression(poly)
+        poly = poly.as_expr() if isinstance(poly, sympy.Poly) else poly
+    expr = sympy.sympify(poly)
+    if expr.is_Rational:
+        return terms_text([((), expr)], [])
+    symbols = sorted(expr.free_symbols, key=_natural_key)
+    try:
+        p = sympy.Poly(expr, *symbols) if symbols else None
+    except sympy.polys.polyerrors.BasePolynomialError:  # denominators, functions of the variables
+        p = None
+    if p is None or not (p.domain.is_ZZ or p.domain.is_QQ):
+        return _text_printer.doprint(expr)
+    return terms_text(p.terms(), [_variable_text(s.name) for s in symbols])
+
+
+_M2_INDEXED = re.compile(r"([A-Za-z][A-Za-z0-9]*)_\(\s*(\d+(?:\s*,\s*\d+)*)\s*\)")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+def parse_polynomial_text(text: str) -> sympy.Expr:
+    """The sympy expression of a polynomial written by :func:`polynomial_text` (or any M2 polynomial text over QQ):
+    ``^`` read as power, ``a_(1,2)`` as the symbol ``a_1_2`` (the names of :func:`python_name`), every name a
+    symbol (``I``, ``E``, ``Q`` too). Text from m2bridge or M2, not from strangers: it is evaluated by sympy."""
+    plain = _M2_INDEXED.sub(lambda m: m.group(1) + "_" + "_".join(i.strip() for i in m.group(2).split(",")), text)
+    plain = plain.replace("^", "**")
+    names = {w: sympy.Symbol(w) for w in _WORD.findall(plain)}
+    return sympy.expand(sympy.parse_expr(plain, local_dict=names))

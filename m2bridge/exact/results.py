@@ -1,4 +1,7 @@
-"""Result objects of exact computations: sympy content, one-line summaries, LaTeX, JSON, provenance."""
+"""Result objects of exact computations: sympy content, one-line summaries, LaTeX, JSON, provenance.
+
+Their text and JSON write every polynomial with :func:`~m2bridge.bridge.serialize.polynomial_text` (Macaulay2
+syntax: it pastes into ``ideal(...)`` as the same polynomial); the attributes stay sympy expressions."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from typing import Any
 
 import sympy
 
+from m2bridge.bridge.serialize import polynomial_text
 from m2bridge.network import AttentionNetwork
 from m2bridge.results import Status
 
@@ -39,10 +43,10 @@ class Component:
 
     def to_dict(self) -> dict[str, Any]:
         return {"dimension": self.dimension, "degree": self.degree,
-                "generators": [str(g) for g in self.generators]}
+                "generators": [polynomial_text(g) for g in self.generators]}
 
     def __str__(self) -> str:
-        return f"dim {self.dimension}, degree {self.degree}: " + ", ".join(map(str, self.generators))
+        return f"dim {self.dimension}, degree {self.degree}: " + ", ".join(map(polynomial_text, self.generators))
 
 
 @dataclass
@@ -117,6 +121,10 @@ class ImplicitResult:
         dtext = f"degree {degs[0]}" if len(degs) == 1 else "degrees " + ", ".join(map(str, degs))
         return f"cut out by {n} {word} of {dtext}"
 
+    def equation_lines(self) -> list[str]:
+        """``g = 0`` for each generator, in Macaulay2 syntax (:func:`~m2bridge.bridge.serialize.polynomial_text`)."""
+        return [f"{polynomial_text(g)} = 0" for g in self.generators]
+
     def __str__(self) -> str:
         return (f"{self.architecture.label()}: closure of affine dimension {self.dimension} (projective "
                 f"{self.projective_dimension}) and degree {self.degree} in a {self.ambient_dimension}-dimensional "
@@ -136,19 +144,20 @@ class ImplicitResult:
             "status": self.provenance.status.value,
             "dimension": self.dimension,
             "degree": self.degree,
-            "generators": [str(g) for g in self.generators],
+            "generators": [polynomial_text(g) for g in self.generators],
             "generator_degrees": self.generator_degrees,
             "hilbert_series": self.hilbert_series,
             "projective_dimension": self.projective_dimension,
             "coordinates": [{"name": str(y), "raw_index": i + 1, "entry": self.raw_labels[i] if self.raw_labels else None,
-                             "weights": str(e)}
+                             "weights": polynomial_text(e)}
                             for y, e, i in zip(self.coordinates, self.coordinate_map,
                                                self.reduced_index or range(len(self.coordinates)))],
-            "raw_coefficients": [{"name": f"c_{j + 1}", "entry": label, "weights": str(expr),
-                                  "from_reduced": str(sum(self.back[j, k] * y for k, y in enumerate(self.coordinates)))
+            "raw_coefficients": [{"name": f"c_{j + 1}", "entry": label, "weights": polynomial_text(expr),
+                                  "from_reduced": polynomial_text(sum(self.back[j, k] * y
+                                                                      for k, y in enumerate(self.coordinates)))
                                   if self.back is not None else None}
                                  for j, (label, expr) in enumerate(zip(self.raw_labels, self.raw_coefficients))],
-            "linear_equations": [str(e) for e in self.linear_equations],
+            "linear_equations": [polynomial_text(e) for e in self.linear_equations],
             "seconds": round(self.provenance.seconds, 4),
             "m2_version": self.provenance.m2_version,
             "field": self.provenance.field,

@@ -8,14 +8,23 @@ from dataclasses import field as _field
 from pathlib import Path
 from typing import Any
 
+from m2bridge.bridge.serialize import terms_text
 from m2bridge.results import Status
-from m2bridge.exact.linear import Vector, polynomial_string
+from m2bridge.exact.linear import Vector
 from m2bridge.exact.representations import (
     GroupAction,
     Representation,
     Weights,
 )
 from m2bridge.network import AttentionNetwork
+
+
+def _exponents(mono: tuple[int, ...], n: int) -> list[int]:
+    """The exponents of a monomial given as its sorted variable indices (``(0, 0, 3)`` -> ``y_1^2*y_4``)."""
+    exps = [0] * n
+    for i in mono:
+        exps[i] += 1
+    return exps
 
 
 @dataclass
@@ -75,13 +84,15 @@ class TruncatedIdeal:
         return self.completeness_status if self.complete else Status.TRUNCATED
 
     def generator_strings(self, limit: int | None = None) -> list[str]:
-        """Generators as M2 / sympy-readable strings, lowest degree first."""
+        """Generators as text (:func:`~m2bridge.bridge.serialize.polynomial_text`'s: Macaulay2 syntax, read back
+        by ``parse_polynomial_text``), lowest degree first."""
         if self.generators is None:
             return []
         out = []
+        names = [f"y_{i + 1}" for i in range(self.ambient_dimension)]
         for k in sorted(self.generators):
             for vec in self.generators[k]:
-                out.append(polynomial_string(vec))
+                out.append(terms_text(((_exponents(mono, len(names)), c) for mono, c in vec.items()), names))
                 if limit is not None and len(out) >= limit:
                     return out
         return out

@@ -191,6 +191,9 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
         from m2bridge.metric.training import train_and_match
 
         report.training, report.training_summary = train_and_match(param, form, real, runs, seed, progress)
+    residual = float(form.residual)
+    for p in {id(p): p for p in report.points}.values():  # each point's loss, as printed and trained: the whole
+        p.loss = None if p.loss is None else p.loss + residual  # (c - u)^T G (c - u) + residual
     report.seconds = time.perf_counter() - t0
     return report
 

@@ -3,6 +3,7 @@ the training runs matched to them, and how they print and serialize (schema ``lo
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,8 +14,23 @@ from m2bridge.network import AttentionNetwork
 from m2bridge.results import Status
 
 
+_F4_NOTICE = re.compile(r"; F4 because (msolve cannot be used \(.*?\): counts use Macaulay2's F4)")
+
+
+def msolve_notice_once(text: str) -> str:
+    """``text`` with the notice that msolve cannot be used, which every count's method repeats, taken out of the
+    lines and said once, as a note at the end."""
+    notices = list(dict.fromkeys(m.group(1) for m in _F4_NOTICE.finditer(text)))
+    if not notices:
+        return text
+    return _F4_NOTICE.sub("", text) + "".join(f"\n  note: {n}" for n in notices)
+
+
 @dataclass
 class LossReport:
+    """What ``m2bridge loss`` prints. Each of ``points`` (the real critical points) has its ``loss``: the whole
+    loss, (c - u)^T G (c - u) + ``form.residual``, the value the text, the JSON and the training runs give."""
+
     architecture: AttentionNetwork
     data: Dataset
     form: DataForm
@@ -68,8 +84,7 @@ class LossReport:
     def realizable(self) -> bool | None:
         """Whether the targets are realized by a function of the closure (zero loss is attainable): True when a
         critical point has zero loss, False when none has and all of them were found, None (unknown) otherwise."""
-        if any(p.loss is not None and p.loss + float(self.form.residual) < 1e-9 * (1 + float(self.form.residual))
-               for p in self.points):
+        if any(p.loss is not None and p.loss < 1e-9 * (1 + float(self.form.residual)) for p in self.points):
             return True
         return False if self.points_complete and self.all_points else None
 
@@ -93,7 +108,7 @@ class LossReport:
         for k, p in enumerate(sorted(self.points, key=lambda q: q.loss), start=1):
             attained = ("attained by real weights" if p.attained else "not attained by real weights found"
                         if p.attained is False else "attainment not checked")
-            lines.append(f"    {k}. loss {p.loss + float(self.form.residual):.6g}, {p.kind}, {attained}")
+            lines.append(f"    {k}. loss {p.loss:.6g}, {p.kind}, {attained}")
         if self.critical_locus is not None:
             lines.append("  weight-space critical points that are not pure (on the parametrization's critical locus, "
                          "where the Jacobian drops rank):")
@@ -103,4 +118,4 @@ class LossReport:
             for row in self.training_summary.get("table", []):
                 lines.append("    " + row)
         lines += [f"  note: {n}" for n in self.notes]
-        return "\n".join(lines)
+        return msolve_notice_once("\n".join(lines))

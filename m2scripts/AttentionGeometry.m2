@@ -17,6 +17,8 @@ export {
     "imageInfo",
     "componentInfo",
     "singularComponents",
+    "singularRank",
+    "rankOneLocus",
     "criticalComponents",
     "fiberComponents",
     "lightningParametrization",
@@ -60,7 +62,7 @@ export {
 load "./AttentionGeometry/parametrization.m2"  -- lightningParametrization
 load "./AttentionGeometry/implicitization.m2"  -- implicitEquations, segreImplicitEquations, idealThroughDegree, imageInfo, ...
 load "./AttentionGeometry/completeness.m2"     -- isUnmixed, projectionDegree, completenessCheck, chartLocalization
-load "./AttentionGeometry/loci.m2"             -- singularComponents, criticalComponents, fiberComponents
+load "./AttentionGeometry/loci.m2"             -- singularComponents, singularRank, rankOneLocus, criticalComponents, fiberComponents
 load "./AttentionGeometry/charts.m2"           -- chartFiber, chartDegree (and chartParts, used by weightCriticalSystem)
 load "./AttentionGeometry/critical.m2"         -- distanceCritical, weightCritical(System), hypersurfaceCritical, coneCritical, profileCritical, ...
 load "./AttentionGeometry/loss.m2"             -- lossGradient, rankOneCritical, lossOnCriticalLocus

@@ -91,9 +91,6 @@ def test_the_loss_guides_json_keys_are_the_outputs(noisy_report):
     assert not missing, f"docs/guide/loss.md names JSON keys that m2bridge loss --json does not have: {missing}"
 
 
-@pytest.mark.xfail(strict=True, reason="m2bridge/schemas/loss.json lacks residual_loss, data_equals_generic, "
-                                       "critical_locus, spurious_minimum, training and the items of "
-                                       "real_critical_points (loss): remove this mark when it has them")
 def test_the_loss_guides_json_keys_are_the_schemas():
     missing = _doc_keys() - schema_keys(schema("loss"))
     assert not missing, f"docs/guide/loss.md names JSON keys that m2bridge/schemas/loss.json does not: {missing}"

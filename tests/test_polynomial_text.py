@@ -119,8 +119,6 @@ def test_implicit_json_pastes_into_macaulay2(m2):
         check_pasted(m2, C, data["linear_equations"], res.linear_equations)
 
 
-@pytest.mark.xfail(strict=True, reason="m2bridge/cli/exact.py prints `{g} = 0` (sympy's **): it needs "
-                                       "res.equation_lines() (remove this mark with that change)")
 def test_implicit_text_pastes_into_macaulay2(m2):
     res = _implicit_api(m2)
     lines = run("implicit", *SMALL).splitlines()[1:]
@@ -178,8 +176,6 @@ def test_components_text_and_json_paste_into_macaulay2(m2, command, api, args):
         check_pasted(m2, R, comp["generators"], want.generators, p)
 
 
-@pytest.mark.xfail(strict=True, reason="m2bridge/metric/ed.py echoes the equations as given (str(e)): it needs "
-                                       "polynomial_text of the parsed equations (remove this mark with that change)")
 def test_ed_writes_the_equations_in_macaulay2_syntax(m2):
     data = json.loads(run("ed", "x**2 + y**2 - 1", "--json"))
     text = run("ed", "x**2 + y**2 - 1")

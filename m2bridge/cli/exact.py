@@ -51,7 +51,7 @@ def cmd_implicit(args: argparse.Namespace) -> int:
     res = implicitize(architecture(args), field=args.field, timeout=args.timeout, force=args.force,
                       algorithm=args.algorithm, script_out=args.m2_script)
     script_note(args.m2_script)
-    text = str(res) + "\n" + "\n".join(f"  {g} = 0" for g in res.generators)
+    text = "\n".join([str(res)] + [f"  {line}" for line in res.equation_lines()])
     emit(args, res.to_dict(), text)
     return 0
 

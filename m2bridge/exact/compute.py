@@ -152,16 +152,39 @@ def _components(raw: list) -> list[Component]:
 def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
                    timeout: float | None = None, force: bool = False,
                    script_out: str | Path | None = None) -> ComponentsResult:
-    """Irreducible components of the singular locus of the closure (in reduced coordinates)."""
+    """Irreducible components of the singular locus of the closure (in reduced coordinates).
+
+    By refinement (``singularComponents`` in the Macaulay2 package): minors of c generators at a time, each
+    prime tested by the Jacobian criterion at its generic point; over QQ every component is proved singular
+    and the list proved complete. For one attention layer the result is compared with the closure of the
+    functions with rank A <= 1 and rank V <= 1 (the paper's Thm. 3.4; ``rankOneLocus``).
+    """
     check_feasible(arch, "the singular locus", force)
     param = parametrization(arch)
-    implicit = implicitize(arch, m2, field, timeout, force)
-    codim = param.ambient_dimension - implicit.dimension
-    check_minors("the singular locus", arch, len(implicit.generators), param.ambient_dimension, codim, force)
-    body = _ideal_code(arch, field)[0] + "sing = singularComponents I;\n"
-    value, prov = _run(m2, param, field, body, "apply(sing, componentInfo)", timeout, script_out=script_out)
-    return ComponentsResult("singular locus", arch, "reduced coordinates y", _components(value), prov,
-                            notes=translation_notes(arch))
+    one_layer = arch.layers == 1 and arch.attention_only
+    body = (_ideal_code(arch, field)[0] + "R1 = (coefficientRing R)[gens R];\ntoR1 = map(R1, R, vars R1);\n"
+            "sing = singularComponents(toR1 I);\n")
+    result = "{apply(sing, componentInfo), null, null}"
+    if one_layer:
+        body += "Z = toR1 rankOneLocus F;\n"
+        result = "{apply(sing, componentInfo), componentInfo Z, intersect(sing | {ideal 1_R1}) == Z}"
+    (found, rank_one, equal), prov = _run(m2, param, field, body, result, timeout, script_out=script_out)
+    prov.method = ("Macaulay2: singularComponents (refinement by the minors of c generators at a time; each prime "
+                   "tested by the rank of the Jacobian over its function field)")
+    how = ("each component singular by the Jacobian criterion at its generic point (rank of the Jacobian of the "
+           "closure's ideal over the component's function field, exact); complete: every refinement added members "
+           "of the Jacobian ideal only")
+    notes = [how + (", over QQ: proved" if prov.field == "QQ" else f", over {prov.field}: for this prime only")]
+    comparison = None
+    if rank_one is not None:
+        comparison = {"rank_one_locus": Component(int(rank_one[0]), int(rank_one[1]),
+                                                  [as_expression(e) for e in rank_one[2]]),
+                      "equal": bool(equal)}
+        notes.append("the functions with rank A <= 1 and rank V <= 1 (paper, Thm. 3.4) have closure of dimension "
+                     f"{rank_one[0]} and degree {rank_one[1]}: the singular locus "
+                     + ("equals it" if equal else "does NOT equal it"))
+    return ComponentsResult("singular locus", arch, "reduced coordinates y", _components(found), prov,
+                            notes=notes + translation_notes(arch), comparison=comparison)
 
 
 def critical_points(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",

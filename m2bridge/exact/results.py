@@ -176,6 +176,7 @@ class ComponentsResult:
     provenance: Provenance
     point: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    comparison: dict[str, Any] | None = None  # singular locus of one layer: the rank-one locus and whether equal
 
     @property
     def dimension(self) -> int:
@@ -199,4 +200,7 @@ class ComponentsResult:
                **self.provenance.to_dict(), "notes": self.notes + self.architecture.notes}
         if self.point is not None:
             out["point"] = {k: str(v) for k, v in self.point.items()}
+        if self.comparison is not None:
+            out["rank_one_locus"] = {**self.comparison["rank_one_locus"].to_dict(),
+                                     "equals_singular_locus": self.comparison["equal"]}
         return out

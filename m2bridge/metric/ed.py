@@ -20,6 +20,7 @@ from typing import Any, Sequence
 import numpy as np
 import sympy
 
+from m2bridge.bridge.serialize import polynomial_text
 from m2bridge.bridge.session import Macaulay2, default_session
 from m2bridge.errors import M2BridgeError
 from m2bridge.exact.counts import Count, critical_count
@@ -145,7 +146,8 @@ def ed_degree(equations: Sequence[Any], variables: Sequence[Any] | None = None, 
         points = critical_points(generators, n, G, u, m2, timeout=timeout, seed=seed_) if u is not None else []
     else:
         count, points = _by_monodromy(generators, n, G, u, rng)
-    return EDDegree([str(e) for e in equations], [str(s) for s in symbols], name, G, count,
+    originals = [g.subs(dict(zip(sympy.symbols(f"y_1:{n + 1}"), symbols)), simultaneous=True) for g in generators]
+    return EDDegree([polynomial_text(e) for e in originals], [str(s) for s in symbols], name, G, count,
                     None if u is None else [str(v) for v in u], points)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import sympy
 
+from m2bridge.bridge.serialize import polynomial_text
 from m2bridge.bridge.session import Macaulay2
 from m2bridge.deadline import Budget, Stop, stoppable
 from m2bridge.errors import ArchitectureError, M2Timeout
@@ -99,7 +100,7 @@ class RobustnessReport:
                 "classifier": self.classifier.source,
                 "X0": [[float(v) for v in row] for row in self.X0],
                 "boundary": {"degree": self.degree, "variables": self.n, "terms": self.terms,
-                             "equation": str(self.g), "factors": self.factors, "singular_locus": self.singular},
+                             "equation": polynomial_text(self.g), "factors": self.factors, "singular_locus": self.singular},
                 "ed_degree": self.ed_degree.to_dict(), "generic_cubic_ed_degree": self.generic.to_dict(),
                 "complex_critical_points": self.complex_count,
                 "real_critical_points": [p.to_dict() for p in self.points], "radius": self.radius,
@@ -366,7 +367,7 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
                 y = x[:n].real
                 points.append(BoundaryPoint(y, float(np.linalg.norm(y - u)), _local_min(system, x), True,
                                             box.radius, (lo, hi), box))
-        factors.append({"factor": str(f), "degree": int(sympy.Poly(f, *ys).total_degree()), "multiplicity": int(mult),
+        factors.append({"factor": polynomial_text(f), "degree": int(sympy.Poly(f, *ys).total_degree()), "multiplicity": int(mult),
                         "ed_degree": count.to_dict(), "found_for_X0": len(pts),
                         "count_at_X0": at_x0.to_dict() if at_x0 else None, "all_certified": complete})
         counts.append(count)

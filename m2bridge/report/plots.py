@@ -15,8 +15,7 @@ def training_plot(report: Any, path: str | Path) -> Path:
     import numpy as np
 
     ordered = sorted(report.points, key=lambda p: p.loss)
-    const = float(report.form.residual)
-    labels = [f"{k}: loss {p.loss + const:.3g}\n{p.kind}" for k, p in enumerate(ordered, start=1)] + ["elsewhere"]
+    labels = [f"{k}: loss {p.loss:.3g}\n{p.kind}" for k, p in enumerate(ordered, start=1)] + ["elsewhere"]
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(labels)), 4))
     x = np.arange(len(labels))
     for shift, name in ((-0.2, "gradient descent"), (0.2, "L-BFGS")):

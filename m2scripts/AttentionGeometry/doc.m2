@@ -126,16 +126,68 @@ doc ///
 Key
   singularComponents
   (singularComponents, Ideal)
+  [singularComponents, Strategy]
+  [singularComponents, Verbose]
 Headline
   the irreducible components of the singular locus of a prime ideal's variety
 Usage
   singularComponents I
 Inputs
   I:Ideal
-    prime
+    prime, of codimension c
+  Strategy => String
+    Refine (the default) or AllMinors (every c x c minor at once, the textbook route)
+  Verbose => Boolean
+    report each refinement on stderr
 Outputs
   :List
-    of prime ideals, the minimal primes of I plus the codim-size minors of its Jacobian
+    of prime ideals: the components of the singular locus (none inside another)
+Description
+  Text
+    Every c x c minor of the Jacobian lies in the ideal of the singular locus, so adding the minors of any c
+    generators keeps every singular point.  A prime P is kept when the Jacobian has rank less than c over the
+    fraction field of R/P (see @TO singularRank@); otherwise c generators independent there cut V(P) down.
+  Example
+    R = QQ[x,y,z];
+    singularComponents ideal(x^2 - y^2*z)
+///
+
+doc ///
+Key
+  singularRank
+  (singularRank, Matrix, Ideal)
+Headline
+  the rank of a matrix at the generic point of a prime ideal's variety
+Usage
+  singularRank(J, P)
+Inputs
+  J:Matrix
+  P:Ideal
+    prime
+Outputs
+  :ZZ
+    the rank of J over the fraction field of R/P
+///
+
+doc ///
+Key
+  rankOneLocus
+  (rankOneLocus, RingMap)
+Headline
+  the closure of the functions of one attention layer with every weight matrix of rank at most one
+Usage
+  rankOneLocus F
+Inputs
+  F:RingMap
+    the parametrization from the reduced coordinates to the weights (as from lightningParametrization)
+Outputs
+  :Ideal
+    the kernel of F composed with the substitution of a rank-one matrix (row vector times column vector) for
+    each weight matrix: the paper's candidate for the singular locus (Thm. 3.4)
+Description
+  Example
+    F = lightningParametrization(2, 1, 2, 2);
+    rankOneLocus F
 ///
 
 doc ///

@@ -2,12 +2,87 @@
 -- a weight point, as lists of components.
 -- Loaded by ../AttentionGeometry.m2 (newPackage with AuxiliaryFiles => true).
 
-singularComponents = method()
-singularComponents Ideal := List => I -> (
+-- The singular locus of V(I), I prime, without every c x c minor of the Jacobian (c = codim I).  Every such minor
+-- lies in the ideal of the singular locus, so for any c generators (rows of the Jacobian) V(P + their c x c minors)
+-- keeps every singular point of V(P).  A prime P lies in the singular locus exactly when the Jacobian of I has rank
+-- < c over the fraction field of R/P (the criterion at P's generic point, exact); otherwise c rows independent
+-- there give minors outside P, so V(P + those minors) is smaller than V(P), and its minimal primes are refined in
+-- turn.  The primes that pass the criterion are the singular locus (those inside another one dropped): each one
+-- singular by the exact criterion, and nothing left out, since only members of the Jacobian ideal were added.
+-- Strategy => "AllMinors": the minimal primes of I + all c x c minors (the textbook route, for comparison).
+singularRank = method()
+singularRank(Matrix, Ideal) := ZZ => (J, P) -> rank sub(J, frac((ring P) / P))
+
+-- c rows of J (one per generator) independent over the fraction field of R/P, lowest degrees first
+independentRows = (J, degs, P, c) -> (
+    JP := sub(J, frac((ring P) / P));
+    order := apply(sort apply(#degs, i -> {degs#i, i}), p -> p#1);
+    rows := {};
+    scan(order, i -> if #rows < c and rank JP^(append(rows, i)) == #rows + 1 then rows = append(rows, i));
+    rows)
+
+singularComponents = method(Options => {Strategy => "Refine", Verbose => false})
+singularComponents Ideal := List => o -> I -> (
+    if I == 0 then return {};  -- the whole space: smooth
     c := codim I;
-    sing := trim(I + minors(c, jacobian I));
-    if sing == 1 then return {};
-    apply(decompose sing, trim))
+    if o.Strategy === "AllMinors" then (
+        sing := trim(I + minors(c, jacobian I));
+        if sing == 1 then return {};
+        return apply(decompose sing, trim));
+    if o.Strategy =!= "Refine" then error "singularComponents: Strategy must be \"Refine\" or \"AllMinors\"";
+    gs := first entries gens I;
+    degs := apply(gs, f -> first degree f);
+    J := transpose jacobian matrix{gs};  -- row i: the gradient of the i-th generator
+    pending := {I};
+    found := {};
+    while pending =!= {} do (
+        P := first pending;
+        pending = drop(pending, 1);
+        if any(found, Q -> isSubset(Q, P)) then continue;  -- inside a singular component already found
+        rows := independentRows(J, degs, P, c);
+        if #rows < c then (
+            if o.Verbose then stderr << "-- singular: dim " << dim P << ", degree " << degree P << endl;
+            found = append(found, P);
+            continue);
+        K := P + minors(c, J^rows);
+        if K == 1 then continue;
+        parts := minimalPrimes K;
+        if o.Verbose then stderr << "-- refined dim " << dim P << " by rows " << rows << ": "
+            << apply(parts, Q -> (dim Q, degree Q)) << endl;
+        pending = pending | parts);
+    found = select(found, P -> not any(found, Q -> Q != P and isSubset(Q, P)));
+    -- the same prime reached by two paths: keep one
+    kept := {};
+    scan(found, P -> if not any(kept, Q -> Q == P) then kept = append(kept, P));
+    apply(kept, trim))
+
+-- the closure of the image of the functions with rank A <= 1 and rank V <= 1 (paper, Thm. 3.4): F composed with
+-- A_h = u_h w_h^T (or Q_h, K_h of rank one) and V_h = c_h e_h^T, for every head h, then the kernel
+rankOneLocus = method()
+rankOneLocus RingMap := Ideal => F -> (
+    S := target F;
+    kk := coefficientRing S;
+    names := apply(gens S, x -> baseName x);
+    -- group the weights by matrix (symbol and head): A_(h,i,j) or A_(i,j)
+    key := x -> (b := baseName x; if instance(b, IndexedVariable) then (b#0, if #(b#1) === 3 then b#1#0 else 1)
+        else (b, 1));
+    mats := unique apply(gens S, key);
+    fresh := local fresh;
+    n := 0;
+    images := new MutableHashTable;
+    Tvars := {};
+    scan(mats, m -> (
+        ws := select(gens S, x -> key x === m);
+        idx := apply(ws, x -> (b := baseName x; i := b#1; if #i === 3 then (i#1, i#2) else i));
+        rs := unique apply(idx, i -> i#0);
+        cs := unique apply(idx, i -> i#1);
+        scan(ws, idx, (x, i) -> images#x = (m, i#0, i#1));
+        Tvars = Tvars | apply(rs, r -> (m, "row", r)) | apply(cs, q -> (m, "col", q))));
+    T := kk[fresh_1..fresh_(#Tvars)];
+    pos := hashTable apply(#Tvars, i -> Tvars#i => T_i);
+    sub1 := apply(gens S, x -> (m := images#x; pos#(m#0, "row", m#1) * pos#(m#0, "col", m#2)));
+    G := map(T, S, sub1) * F;
+    trim kernel G)
 
 criticalComponents = method(Options => {GenericRank => null})
 criticalComponents RingMap := List => o -> F -> (

@@ -1,0 +1,79 @@
+"""The singular locus by refinement (singularComponents in the Macaulay2 package) against independent facts:
+varieties whose singular points are known by hand, and one attention layer checked point by point in sympy."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import sympy
+
+from m2bridge import LightningAttention
+from m2bridge.bridge.serialize import as_expression
+from m2bridge.exact.compute import implicitize, singular_locus
+from m2bridge.exact.problem import parametrization
+
+
+def _components(m2, ring: str, ideal: str, strategy: str = "Refine") -> set[str]:
+    """The singular components of V(ideal) as sorted generator texts (each prime's trimmed generators)."""
+    m2.load_package()
+    m2.eval(f"Rt = QQ[{ring}];", timeout=60)
+    found = m2.to_python(f'apply(singularComponents(ideal({ideal}), Strategy => "{strategy}"), '
+                         f"P -> sort apply(first entries gens trim P, toString))", timeout=120)
+    return {",".join(c) for c in found}
+
+
+@pytest.mark.parametrize("strategy", ["Refine", "AllMinors"])
+def test_known_singular_loci(m2, strategy):
+    # a smooth quadric: no singular point; a linear space: none
+    assert _components(m2, "x,y,z", "x^2 + y^2 + z^2 - 1", strategy) == set()
+    assert _components(m2, "x,y,z,w", "x - y, z + w", strategy) == set()
+    # the cone x^2 + y^2 = z^2: its vertex only
+    assert _components(m2, "x,y,z", "x^2 + y^2 - z^2", strategy) == {"x,y,z"}
+    # Whitney's umbrella x^2 = y^2 z: the line x = y = 0
+    assert _components(m2, "x,y,z", "x^2 - y^2*z", strategy) == {"x,y"}
+
+
+def test_a_union_of_two_loci_is_found_whole(m2):
+    # x^2 = y^2 z w: the gradient (2x, -2yzw, -y^2 w, -y^2 z) vanishes on the plane x = y = 0 and on the line
+    # x = z = w = 0 (y free), which is not inside the plane; leaving either out fails
+    assert _components(m2, "x,y,z,w", "x^2 - y^2*z*w") == {"x,y", "w,x,z"}
+
+
+def _jacobian_rank_at(generators: list[sympy.Expr], coords: list[sympy.Symbol], point: dict) -> int:
+    J = sympy.Matrix([[sympy.diff(g, y) for y in coords] for g in generators])
+    return J.subs(point).rank()
+
+
+def test_one_layer_singular_locus_is_the_rank_one_locus_checked_in_sympy(m2):
+    """d = 2, d' = 1: one component, of dimension d' + 3d - 3 = 4 (the rank-one functions c (e^T X X^T s)(w^T X):
+    1 + 2 + 2 + 2 parameters less 3 scalings); at random rank-one weights the closure's Jacobian drops rank (sympy,
+    over QQ), at random weights it does not."""
+    arch = LightningAttention((2, 1), 2, 2)
+    sing = singular_locus(arch, m2)
+    imp = implicitize(arch, m2)
+    d, e = 2, 1
+    assert [c.dimension for c in sing.components] == [e + 3 * d - 3]
+    assert sing.provenance.status.value == "proved"
+    assert sing.comparison is not None and sing.comparison["equal"]
+    param = parametrization(arch)
+    coords = list(param.coordinates)
+    codim = param.ambient_dimension - imp.dimension
+    gens = [as_expression(g) for g in imp.generators]
+    rng = random.Random(3)
+    A = sympy.Matrix(2, 2, lambda i, j: 0)
+    for trial in range(3):
+        u = sympy.Matrix([rng.randint(-9, 9) for _ in range(2)])
+        w = sympy.Matrix([rng.randint(-9, 9) for _ in range(2)])
+        A = u * w.T
+        V = sympy.Matrix([[rng.randint(1, 9) * rng.choice([-1, 1]) for _ in range(2)]])
+        values = {s: v for s, v in zip(param.weights, list(A) + list(V))}
+        point = {y: f.subs(values) for y, f in zip(coords, param.reduced)}
+        assert all(g.subs(point) == 0 for g in gens)
+        assert _jacobian_rank_at(gens, coords, point) < codim
+        # the point lies on the reported component
+        assert all(g.subs(point) == 0 for g in sing.components[0].generators)
+    generic = {s: rng.randint(-9, 9) for s in param.weights}
+    point = {y: f.subs(generic) for y, f in zip(coords, param.reduced)}
+    assert _jacobian_rank_at(gens, coords, point) == codim
+    assert not all(g.subs(point) == 0 for g in sing.components[0].generators)

@@ -77,3 +77,18 @@ def test_one_layer_singular_locus_is_the_rank_one_locus_checked_in_sympy(m2):
     point = {y: f.subs(generic) for y, f in zip(coords, param.reduced)}
     assert _jacobian_rank_at(gens, coords, point) == codim
     assert not all(g.subs(point) == 0 for g in sing.components[0].generators)
+
+
+def test_the_fiber_has_its_own_limit(m2):
+    """The fiber needs no implicit ideal: (3,2), beyond implicitization's limits, is computed (one curve: the
+    rescalings, in 0.4 s measured), and a layer past the fiber's own limit is refused before computing."""
+    from m2bridge.errors import ProblemTooLarge
+    from m2bridge.exact.compute import fiber
+
+    arch = LightningAttention((3, 2), 3, 2)
+    with pytest.raises(ProblemTooLarge):
+        implicitize(arch, m2)
+    res = fiber(arch, m2=m2, timeout=120)
+    assert [(c.dimension, c.degree) for c in res.components] == [(1, 2)]
+    with pytest.raises(ProblemTooLarge, match=r"fiber .*\(limit 32"):
+        fiber(LightningAttention((5, 4), 5, 2), m2=m2)

@@ -164,11 +164,14 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
     one_layer = arch.layers == 1 and arch.attention_only
     body = (_ideal_code(arch, field)[0] + "R1 = (coefficientRing R)[gens R];\ntoR1 = map(R1, R, vars R1);\n"
             "sing = singularComponents(toR1 I);\n")
-    result = "{apply(sing, componentInfo), null, null}"
     if one_layer:
         body += "Z = toR1 rankOneLocus F;\n"
-        result = "{apply(sing, componentInfo), componentInfo Z, intersect(sing | {ideal 1_R1}) == Z}"
-    (found, rank_one, equal), prov = _run(m2, param, field, body, result, timeout, script_out=script_out)
+        result = ("{apply(sing, componentInfo), componentInfo Z, intersect(sing | {ideal 1_R1}) == Z, "
+                  "Z == toR1 I}")
+    else:
+        result = "{apply(sing, componentInfo), null, null, null}"
+    (found, rank_one, equal, everything), prov = _run(m2, param, field, body, result, timeout,
+                                                      script_out=script_out)
     prov.method = ("Macaulay2: singularComponents (refinement by the minors of c generators at a time; each prime "
                    "tested by the rank of the Jacobian over its function field)")
     how = ("each component singular by the Jacobian criterion at its generic point (rank of the Jacobian of the "
@@ -179,10 +182,12 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
     if rank_one is not None:
         comparison = {"rank_one_locus": Component(int(rank_one[0]), int(rank_one[1]),
                                                   [as_expression(e) for e in rank_one[2]]),
-                      "equal": bool(equal)}
+                      "equal": bool(equal), "whole_closure": bool(everything)}
         notes.append("the functions with rank A <= 1 and rank V <= 1 (paper, Thm. 3.4) have closure of dimension "
                      f"{rank_one[0]} and degree {rank_one[1]}: the singular locus "
-                     + ("equals it" if equal else "does NOT equal it"))
+                     + ("equals it" if equal else "does NOT equal it")
+                     + ("; they are the whole closure (the theorem asks for t >= 2, one head and a >= 2 or d' >= 2)"
+                        if everything else ""))
     return ComponentsResult("singular locus", arch, "reduced coordinates y", _components(found), prov,
                             notes=notes + translation_notes(arch), comparison=comparison)
 

@@ -202,5 +202,6 @@ class ComponentsResult:
             out["point"] = {k: str(v) for k, v in self.point.items()}
         if self.comparison is not None:
             out["rank_one_locus"] = {**self.comparison["rank_one_locus"].to_dict(),
-                                     "equals_singular_locus": self.comparison["equal"]}
+                                     "equals_singular_locus": self.comparison["equal"],
+                                     "is_whole_closure": self.comparison["whole_closure"]}
         return out

@@ -92,3 +92,22 @@ def test_the_fiber_has_its_own_limit(m2):
     assert [(c.dimension, c.degree) for c in res.components] == [(1, 2)]
     with pytest.raises(ProblemTooLarge, match=r"fiber .*\(limit 32"):
         fiber(LightningAttention((5, 4), 5, 2), m2=m2)
+
+
+def test_refinement_on_a_layer_with_too_many_minors(m2):
+    """d = d' = 2 with value rank 1: more than 20000 minors, so by refinement; one component, the rank-one locus,
+    of dimension d' + 3d - 3 = 5 (the rank-one functions' own parameter count), proved over QQ."""
+    sing = singular_locus(LightningAttention((2, 2), 2, 2, value_ranks=1), m2, timeout=300)
+    assert "refinement" in sing.provenance.method
+    assert [c.dimension for c in sing.components] == [2 + 3 * 2 - 3]
+    assert sing.comparison["equal"] and not sing.comparison["whole_closure"]
+    assert sing.provenance.status.value == "proved"
+
+
+def test_critical_points_by_refinement_equal_all_minors(m2):
+    """criticalComponents' two strategies on d = 2, d' = 1: V = 0 and the same-u rank-one form (Lemma A.3)."""
+    m2.load_package()
+    m2.eval("Fc = lightningParametrization(2, 1, 2, 2);", timeout=60)
+    refine = m2.to_python('apply(criticalComponents(Fc, Strategy => "Refine"), P -> (dim P, degree P))', timeout=120)
+    every = m2.to_python('apply(criticalComponents(Fc, Strategy => "AllMinors"), P -> (dim P, degree P))', timeout=120)
+    assert sorted(refine) == sorted(every) == [(4, 1), (4, 3)]

@@ -21,6 +21,31 @@ independentRows = (J, degs, P, c) -> (
     scan(order, i -> if #rows < c and rank JP^(append(rows, i)) == #rows + 1 then rows = append(rows, i));
     rows)
 
+-- the components of {rank J < r} inside V(P0), J a matrix over ring P0 whose rows carry degrees degs: the
+-- refinement described above (for the singular locus J is the Jacobian of I, r = codim I, P0 = I)
+rankDropComponents = (J, degs, r, P0, verbose) -> (
+    pending := {P0};
+    found := {};
+    while pending =!= {} do (
+        P := first pending;
+        pending = drop(pending, 1);
+        if any(found, Q -> isSubset(Q, P)) then continue;  -- inside a component already found
+        rows := independentRows(J, degs, P, r);
+        if #rows < r then (
+            if verbose then stderr << "-- kept: dim " << dim P << ", degree " << degree P << endl;
+            found = append(found, P);
+            continue);
+        K := P + minors(r, J^rows);
+        if K == 1 then continue;
+        parts := minimalPrimes K;
+        if verbose then stderr << "-- refined dim " << dim P << " by rows " << rows << ": "
+            << apply(parts, Q -> (dim Q, degree Q)) << endl;
+        pending = pending | parts);
+    found = select(found, P -> not any(found, Q -> Q != P and isSubset(Q, P)));
+    kept := {};  -- the same prime reached by two paths: keep one
+    scan(found, P -> if not any(kept, Q -> Q == P) then kept = append(kept, P));
+    apply(kept, trim))
+
 singularComponents = method(Options => {Strategy => "Refine", Verbose => false})
 singularComponents Ideal := List => o -> I -> (
     if I == 0 then return {};  -- the whole space: smooth
@@ -31,30 +56,8 @@ singularComponents Ideal := List => o -> I -> (
         return apply(decompose sing, trim));
     if o.Strategy =!= "Refine" then error "singularComponents: Strategy must be \"Refine\" or \"AllMinors\"";
     gs := first entries gens I;
-    degs := apply(gs, f -> first degree f);
-    J := transpose jacobian matrix{gs};  -- row i: the gradient of the i-th generator
-    pending := {I};
-    found := {};
-    while pending =!= {} do (
-        P := first pending;
-        pending = drop(pending, 1);
-        if any(found, Q -> isSubset(Q, P)) then continue;  -- inside a singular component already found
-        rows := independentRows(J, degs, P, c);
-        if #rows < c then (
-            if o.Verbose then stderr << "-- singular: dim " << dim P << ", degree " << degree P << endl;
-            found = append(found, P);
-            continue);
-        K := P + minors(c, J^rows);
-        if K == 1 then continue;
-        parts := minimalPrimes K;
-        if o.Verbose then stderr << "-- refined dim " << dim P << " by rows " << rows << ": "
-            << apply(parts, Q -> (dim Q, degree Q)) << endl;
-        pending = pending | parts);
-    found = select(found, P -> not any(found, Q -> Q != P and isSubset(Q, P)));
-    -- the same prime reached by two paths: keep one
-    kept := {};
-    scan(found, P -> if not any(kept, Q -> Q == P) then kept = append(kept, P));
-    apply(kept, trim))
+    -- row i: the gradient of the i-th generator
+    rankDropComponents(transpose jacobian matrix{gs}, apply(gs, f -> first degree f), c, I, o.Verbose))
 
 -- the closure of the image of the functions with rank A <= 1 and rank V <= 1 (paper, Thm. 3.4): F composed with
 -- A_h = u_h w_h^T (or Q_h, K_h of rank one) and V_h = c_h e_h^T, for every head h, then the kernel
@@ -84,13 +87,17 @@ rankOneLocus RingMap := Ideal => F -> (
     G := map(T, S, sub1) * F;
     trim kernel G)
 
-criticalComponents = method(Options => {GenericRank => null})
+criticalComponents = method(Options => {GenericRank => null, Strategy => "Refine", Verbose => false})
 criticalComponents RingMap := List => o -> F -> (
-    jac := jacobian F.matrix;
+    jac := jacobian F.matrix;  -- column i: the gradient of the i-th coordinate
     r := if o.GenericRank =!= null then o.GenericRank else rank jac;
-    crit := trim minors(r, jac);
-    if crit == 1 then return {};
-    apply(decompose crit, trim))
+    if o.Strategy === "AllMinors" then (
+        crit := trim minors(r, jac);
+        if crit == 1 then return {};
+        return apply(decompose crit, trim));
+    if o.Strategy =!= "Refine" then error "criticalComponents: Strategy must be \"Refine\" or \"AllMinors\"";
+    R := ring jac;
+    rankDropComponents(transpose jac, apply(first entries F.matrix, f -> first degree f), r, ideal(0_R), o.Verbose))
 
 fiberComponents = method()
 fiberComponents(RingMap, List) := List => (F, point) -> (

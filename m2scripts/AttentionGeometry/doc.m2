@@ -195,6 +195,8 @@ Key
   criticalComponents
   (criticalComponents, RingMap)
   [criticalComponents, GenericRank]
+  [criticalComponents, Strategy]
+  [criticalComponents, Verbose]
 Headline
   where the Jacobian of a parametrization drops rank
 Usage
@@ -203,6 +205,10 @@ Inputs
   F:RingMap
   GenericRank => ZZ
     the generic rank of the Jacobian (computed when not given)
+  Strategy => String
+    Refine (the default: as in singularComponents) or AllMinors
+  Verbose => Boolean
+    report each refinement on stderr
 Outputs
   :List
     of prime ideals in the weight ring

@@ -18,6 +18,7 @@ from m2bridge.network import AttentionNetwork
 MAX_FIBER_WEIGHTS = 32
 
 
+
 def check_feasible(arch: AttentionNetwork, what: str = "implicitization", force: bool = False) -> None:
     """Refuse problems beyond the exact path, naming the numeric alternative."""
     if arch.softmax:
@@ -54,11 +55,8 @@ def check_feasible(arch: AttentionNetwork, what: str = "implicitization", force:
     if coords > MAX_COORDINATES or weights > MAX_WEIGHTS:
         reach = ""
         if what == "implicitization":
-            from m2bridge.exact.reach import engine_reach
-
-            reach = (f"; the degree-by-degree engine gets there in part: {engine_reach(arch)}: "
-                     f"m2bridge implicit ... --max-degree K (the ideal through degree K, with the closure's "
-                     f"certified dimension and degree)")
+            reach = ("; the degree-by-degree engine gives the ideal through a degree, with the closure's certified "
+                     "dimension and degree: m2bridge implicit ... --max-degree K (start with K = 3)")
         raise ProblemTooLarge(
             f"{what} for {arch.label()} by elimination is too large for the exact path: about {coords} reduced "
             f"coordinates and {weights} weights (limits {MAX_COORDINATES} and {MAX_WEIGHTS}; (3,2) with 36 "

@@ -19,6 +19,7 @@ export {
     "singularComponents",
     "singularRank",
     "rankOneLocus",
+    "Candidates",
     "criticalComponents",
     "fiberComponents",
     "lightningParametrization",

@@ -40,6 +40,17 @@ def test_a_union_of_two_loci_is_found_whole(m2):
     assert _components(m2, "x,y,z,w", "x^2 - y^2*z*w") == {"x,y", "w,x,z"}
 
 
+def test_candidates_are_tested_and_nothing_else_is_lost(m2):
+    """A candidate that is one of the two components still leaves the other to be found; a candidate on the
+    variety where it is smooth (x = z = 0: the gradient is (0, 0, -y^2 w, 0)) is not kept."""
+    m2.load_package()
+    m2.eval("Rc = QQ[x,y,z,w]; Ic = ideal(x^2 - y^2*z*w);", timeout=60)
+    for candidates in ("{ideal(x, y)}", "{ideal(x, z)}", "{ideal(x, y), ideal(x, z)}"):
+        found = m2.to_python(f"apply(singularComponents(Ic, Candidates => {candidates}), "
+                             "P -> sort apply(first entries gens trim P, toString))", timeout=120)
+        assert {",".join(c) for c in found} == {"x,y", "w,x,z"}, candidates
+
+
 def _jacobian_rank_at(generators: list[sympy.Expr], coords: list[sympy.Symbol], point: dict) -> int:
     J = sympy.Matrix([[sympy.diff(g, y) for y in coords] for g in generators])
     return J.subs(point).rank()

@@ -172,10 +172,13 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
     codim = param.ambient_dimension - implicit.dimension
     strategy = _strategy(len(implicit.generators), param.ambient_dimension, codim)
     one_layer = arch.layers == 1 and arch.attention_only
+    # one layer: the rank-one locus first (a candidate: kept only where the Jacobian criterion holds on it), so
+    # that the refinement saturates it away ((2,2): 430 s without, see the changelog)
     body = (_ideal_code(arch, field)[0] + "R1 = (coefficientRing R)[gens R];\ntoR1 = map(R1, R, vars R1);\n"
-            f'sing = singularComponents(toR1 I, Strategy => "{strategy}");\n')
+            + ("Z = toR1 rankOneLocus F;\n" if one_layer else "")
+            + f'sing = singularComponents(toR1 I, Strategy => "{strategy}"'
+            + (", Candidates => {Z}" if one_layer else "") + ");\n")
     if one_layer:
-        body += "Z = toR1 rankOneLocus F;\n"
         result = ("{apply(sing, componentInfo), componentInfo Z, intersect(sing | {ideal 1_R1}) == Z, "
                   "Z == toR1 I}")
     else:

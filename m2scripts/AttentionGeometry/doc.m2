@@ -128,6 +128,8 @@ Key
   (singularComponents, Ideal)
   [singularComponents, Strategy]
   [singularComponents, Verbose]
+  [singularComponents, Candidates]
+  Candidates
 Headline
   the irreducible components of the singular locus of a prime ideal's variety
 Usage
@@ -139,6 +141,8 @@ Inputs
     Refine (the default) or AllMinors (every c x c minor at once, the textbook route)
   Verbose => Boolean
     report each refinement on stderr
+  Candidates => List
+    primes to test first: those inside the singular locus are kept and saturated away from every refinement
 Outputs
   :List
     of prime ideals: the components of the singular locus (none inside another)

@@ -23,9 +23,12 @@ independentRows = (J, degs, P, c) -> (
 
 -- the components of {rank J < r} inside V(P0), J a matrix over ring P0 whose rows carry degrees degs: the
 -- refinement described above (for the singular locus J is the Jacobian of I, r = codim I, P0 = I)
-rankDropComponents = (J, degs, r, P0, verbose) -> (
+-- candidates: primes to test first; those where J has rank < r are kept, and every later refinement is saturated by
+-- them (what lies inside a kept component needs no further work), which prunes most of the refinement
+rankDropComponents = (J, degs, r, P0, candidates, verbose) -> (
     pending := {P0};
-    found := {};
+    found := select(candidates, Z -> singularRank(J, Z) < r);
+    if verbose then stderr << "-- candidates kept: " << apply(found, Z -> (dim Z, degree Z)) << endl;
     while pending =!= {} do (
         P := first pending;
         pending = drop(pending, 1);
@@ -36,6 +39,8 @@ rankDropComponents = (J, degs, r, P0, verbose) -> (
             found = append(found, P);
             continue);
         K := P + minors(r, J^rows);
+        -- every refinement saturated ((2,2): 145 s; 263 s saturating the first one only, 430 s never)
+        if found =!= {} then K = saturate(K, intersect found);
         if K == 1 then continue;
         parts := minimalPrimes K;
         if verbose then stderr << "-- refined dim " << dim P << " by rows " << rows << ": "
@@ -46,7 +51,7 @@ rankDropComponents = (J, degs, r, P0, verbose) -> (
     scan(found, P -> if not any(kept, Q -> Q == P) then kept = append(kept, P));
     apply(kept, trim))
 
-singularComponents = method(Options => {Strategy => "Refine", Verbose => false})
+singularComponents = method(Options => {Strategy => "Refine", Verbose => false, Candidates => {}})
 singularComponents Ideal := List => o -> I -> (
     if I == 0 then return {};  -- the whole space: smooth
     c := codim I;
@@ -57,7 +62,7 @@ singularComponents Ideal := List => o -> I -> (
     if o.Strategy =!= "Refine" then error "singularComponents: Strategy must be \"Refine\" or \"AllMinors\"";
     gs := first entries gens I;
     -- row i: the gradient of the i-th generator
-    rankDropComponents(transpose jacobian matrix{gs}, apply(gs, f -> first degree f), c, I, o.Verbose))
+    rankDropComponents(transpose jacobian matrix{gs}, apply(gs, f -> first degree f), c, I, o.Candidates, o.Verbose))
 
 -- the closure of the image of the functions with rank A <= 1 and rank V <= 1 (paper, Thm. 3.4): F composed with
 -- A_h = u_h w_h^T (or Q_h, K_h of rank one) and V_h = c_h e_h^T, for every head h, then the kernel
@@ -97,7 +102,7 @@ criticalComponents RingMap := List => o -> F -> (
         return apply(decompose crit, trim));
     if o.Strategy =!= "Refine" then error "criticalComponents: Strategy must be \"Refine\" or \"AllMinors\"";
     R := ring jac;
-    rankDropComponents(transpose jac, apply(first entries F.matrix, f -> first degree f), r, ideal(0_R), o.Verbose))
+    rankDropComponents(transpose jac, apply(first entries F.matrix, f -> first degree f), r, ideal(0_R), {}, o.Verbose))
 
 fiberComponents = method()
 fiberComponents(RingMap, List) := List => (F, point) -> (

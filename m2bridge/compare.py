@@ -16,7 +16,7 @@ from m2bridge import __version__
 from m2bridge.network import AttentionNetwork, make_architecture
 from m2bridge.deadline import Deadline
 from m2bridge.errors import M2BridgeError, M2Timeout, ProblemTooLarge, RunTimeout
-from m2bridge.parallel import connect, local_pool
+from m2bridge.parallel import connect, end_pool, first_interrupt_only, local_pool
 from m2bridge.formulas import expected_dimension
 from m2bridge.results import Status
 
@@ -52,12 +52,20 @@ def expand(spec: str) -> list[tuple[int, ...]]:
     return list(itertools.product(*fields))
 
 
+def _one_field(spec: str, flag: str) -> list[int]:
+    """The values of a one-field specification (``2``, ``2:30`` or ``2:30:28``), such as --tokens and --heads."""
+    values = expand(spec)
+    if values and len(values[0]) != 1:
+        raise ValueError(f"{flag} {spec!r}: one value or range (n, a:b or a:b:s), not a comma list")
+    return [v for (v,) in values]
+
+
 def grid(dims: str, ranks: str, tokens: str, softmax: bool = False, heads: str | None = None,
          **variants: Any) -> list[AttentionNetwork]:
     """Every architecture of the grid; ``heads`` (ranges allowed) applies to every layer."""
-    head_values = [h for (h,) in expand(heads)] if heads else [None]
+    head_values: list[int | None] = list(_one_field(heads, "--heads")) if heads else [None]
     out = []
-    for d, a, (t,), h in itertools.product(expand(dims), expand(ranks), expand(tokens), head_values):
+    for d, a, t, h in itertools.product(expand(dims), expand(ranks), _one_field(tokens, "--tokens"), head_values):
         kw = dict(variants)
         if h is not None:
             kw["heads"] = h
@@ -91,10 +99,10 @@ def layer_grid(dims: str, layers: str | None, tokens: str, softmax: bool = False
     from m2bridge.network import Network
     from m2bridge.layers.spec import load_network_file, parse_layers
 
-    widths = [d for (d,) in expand(dims)] if dims else [None]
+    widths: list[int | None] = list(_one_field(dims, "--dims")) if dims else [None]
     stacks = [parse_layers(text) for text in expand_layers(layers)] if layers else [load_network_file(network)]
     return [Network(stack, t, d_in=d0, softmax=softmax)
-            for stack, d0, (t,) in itertools.product(stacks, widths, expand(tokens))]
+            for stack, d0, t in itertools.product(stacks, widths, _one_field(tokens, "--tokens"))]
 
 
 def cache_dir(override: str | None = None) -> Path:
@@ -227,7 +235,8 @@ def run_grid(archs: list[AttentionNetwork], methods: tuple[str, ...], seed: int 
     ``scheduler``: a Dask scheduler address (``tcp://host:8786``) or a ``dask.distributed.Client``
     (every uncached architecture, one or many, runs there); each Dask worker (or pool process)
     keeps its own Macaulay2 session for exact rows.  ``timeout``: seconds per cell.
-    Ctrl-C returns the rows finished so far, with ``interrupted`` set.
+    Ctrl-C (one or several SIGINTs) returns the rows finished so far, with ``interrupted`` set; the running rows'
+    workers and their Macaulay2 sessions are ended (:func:`~m2bridge.parallel.end_pool`), not waited for.
     """
     folder = cache_dir(cache)
     rows: dict[int, dict[str, Any]] = {}
@@ -248,38 +257,49 @@ def run_grid(archs: list[AttentionNetwork], methods: tuple[str, ...], seed: int 
     from tqdm import tqdm
 
     result = GridResult()
-    bar = tqdm(total=len(todo), disable=not progress or not todo, desc="architectures")
     client = pool = None
     futs: dict = {}
-    try:
-        if scheduler and todo:
-            client = connect(scheduler, connect_timeout)
-            from dask.distributed import as_completed
+    finished = False
+    with first_interrupt_only():  # a second SIGINT (timeout -s INT sends two) cannot cut the clean-up short
+        bar = tqdm(total=len(todo), disable=not progress or not todo, desc="architectures")
+        try:
+            if scheduler and todo:
+                client = connect(scheduler, connect_timeout)
+                from dask.distributed import as_completed
 
-            futures = {client.submit(compute_row, archs[i], methods, seed, samples, timeout, pure=False): i
-                       for i in todo}
-            for fut in as_completed(futures):
-                store(futures[fut], fut.result())
-                bar.update()
-        elif todo:
-            from concurrent.futures import as_completed as done
+                futs = {client.submit(compute_row, archs[i], methods, seed, samples, timeout, pure=False): i
+                        for i in todo}
+                for fut in as_completed(futs):
+                    store(futs[fut], fut.result())
+                    bar.update()
+            elif todo:
+                from concurrent.futures import as_completed as done
 
-            pool = local_pool(workers)
-            futs = {pool.submit(compute_row, archs[i], methods, seed, samples, timeout): i for i in todo}
-            for fut in done(futs):
-                store(futs[fut], fut.result())
-                bar.update()
-    except KeyboardInterrupt:
-        result.interrupted = True
-        print(f"m2bridge: interrupted: returning the {len(rows)} finished rows of {len(archs)}", file=sys.stderr)
-    finally:
-        bar.close()
-        if pool is not None:  # do not run queued architectures after Ctrl-C
-            for fut in futs:
-                fut.cancel()  # here, not only through shutdown's manager thread, which may not get to it
-            pool.shutdown(wait=False, cancel_futures=True)
-        if client is not None and client is not scheduler:
-            client.close()
+                pool = local_pool(workers)
+                futs = {pool.submit(compute_row, archs[i], methods, seed, samples, timeout): i for i in todo}
+                for fut in done(futs):
+                    store(futs[fut], fut.result())
+                    bar.update()
+            finished = True
+        except KeyboardInterrupt:
+            result.interrupted = True
+        finally:
+            bar.close()  # before any message: none printed inside the bar
+            if result.interrupted:
+                print(f"m2bridge: interrupted: returning the {len(rows)} finished rows of {len(archs)} (the others "
+                      "not computed)", file=sys.stderr)
+            if pool is not None:
+                for fut in futs:
+                    fut.cancel()  # here, not only through shutdown's manager thread, which may not get to it
+                if finished:
+                    pool.shutdown(wait=False)
+                else:  # Ctrl-C or an error: the running rows are not waited for, nor their Macaulay2 sessions left
+                    end_pool(pool)
+            if client is not None:
+                if not finished and futs:
+                    client.cancel(list(futs))
+                if client is not scheduler:
+                    client.close()
     result.extend(rows[i] for i in sorted(rows))
     return result
 

@@ -38,7 +38,7 @@ class Deadline:
 
     def _fire(self, signum: int, frame: object) -> None:
         if _STOPPABLE:  # a search keeps what it found: it stops at its next batch instead
-            request_stop(f"the run's time limit (--timeout {self.seconds or 0.0:g} s)")
+            request_stop(timeout_reason(self.seconds or 0.0))
             return
         raise RunTimeout(self.seconds or 0.0)
 
@@ -103,15 +103,22 @@ def past(until: float | None) -> bool:
     return bool(_STOPS) or (until is not None and time.monotonic() >= until)
 
 
+def stop_reason() -> str | None:
+    """Why the searches inside :func:`stoppable` were asked to stop (None: they were not)."""
+    return _STOPS[0] if _STOPS else None
+
+
 def request_stop(reason: str) -> None:
     """Ask the searches inside :func:`stoppable` to stop at their next batch and keep what they found (said once, on
-    standard error); outside every such region it does nothing."""
+    standard error, in the words of the innermost region's :attr:`Stop.ending`); outside every such region it does
+    nothing."""
     if _STOPPABLE and not _STOPS:
         _STOPS.append(reason)
         # os.write, not print: a signal handler may run while the progress bar is writing to standard error
         try:
-            os.write(2, (f"\nm2bridge: stopping on {reason}: the search ends at its next batch of paths and keeps what "
-                         f"it found{' (Ctrl-C again to abort)' if reason == CTRL_C else ''}\n").encode())
+            ending = _STOPPABLE[-1].ending
+            os.write(2, (f"\nm2bridge: stopping on {reason}: {ending[0]}"
+                         f"{f' ({ending[1]})' if reason == CTRL_C and ending[1] else ''}\n").encode())
         except OSError:  # standard error closed: the stop stands, unsaid
             pass
 
@@ -119,14 +126,22 @@ def request_stop(reason: str) -> None:
 CTRL_C = "Ctrl-C"
 
 
+def timeout_reason(seconds: float) -> str:
+    """Why a run stopped early at its :class:`Deadline` (as ``Stop.reason`` and the reports' ``stopped`` say it)."""
+    return f"the run's time limit (--timeout {seconds:g} s)"
+
+
 @dataclass
 class Stop:
     """What :func:`stoppable` yields: why the search inside it was stopped early (None: it was not). ``active``
     False: its regions do nothing (Ctrl-C and the time limit raise as usual). A region entered with a Stop that was
-    already stopped starts stopped: the rest of a stopped run's searches return at once."""
+    already stopped starts stopped: the rest of a stopped run's searches return at once. ``ending``: what the stop
+    does and what a second Ctrl-C does, as said on standard error."""
 
     reason: str | None = None
     active: bool = True
+    ending: tuple[str, str] = ("the search ends at its next batch of paths and keeps what it found",
+                               "Ctrl-C again to abort")
 
 
 @contextmanager

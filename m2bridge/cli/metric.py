@@ -52,10 +52,10 @@ def cmd_loss(args: argparse.Namespace) -> int:
 
 
 def _no_pictures_after_a_stop(stopped: str | None, *paths: str | None) -> None:
-    """After a stopped search (Ctrl-C, --timeout) no picture is drawn (it would need the parts not run): says so."""
+    """After a stopped run (Ctrl-C, --timeout) no picture is drawn (it would need the parts not run): says so."""
     for path in paths if stopped else ():
         if path:
-            print(f"m2bridge: no picture written to {path}: the search was stopped ({stopped})", file=sys.stderr)
+            print(f"m2bridge: no picture written to {path}: the run was stopped early ({stopped})", file=sys.stderr)
 
 
 def cmd_robust(args: argparse.Namespace) -> int:

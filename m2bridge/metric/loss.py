@@ -16,8 +16,8 @@ import numpy as np
 
 from m2bridge.bridge.session import Macaulay2
 from m2bridge.results import Status
-from m2bridge.deadline import Budget, Stop, past, stoppable
-from m2bridge.errors import ArchitectureError, M2Timeout, ProblemTooLarge
+from m2bridge.deadline import CTRL_C, Budget, Stop, past, stoppable, timeout_reason
+from m2bridge.errors import ArchitectureError, M2Timeout, ProblemTooLarge, RunTimeout
 from m2bridge.exact.counts import (
     Count,
     block_count,
@@ -73,7 +73,9 @@ def loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None = No
     carry does not certify its count (for layers whose data's own trace test decides late or never, such as
     (4,1)'s; the default order, the data's first, suits those whose generic count is out of reach, such as (3,2)'s);
     ``keep_found``: Ctrl-C or the time limit during the search for the points stops it and the report keeps what it
-    found (:func:`~m2bridge.deadline.stoppable`; False: they raise, for callers that need every part). Networks
+    found (:func:`~m2bridge.deadline.stoppable`), and during the parts after it (real weights, critical locus,
+    training) keeps the parts done and the training runs finished, ``stopped`` and a note saying what is missing
+    (:func:`_after_search`; False: they raise, for callers that need every part). Networks
     beyond the loss's exact path are refused (:func:`check_loss_feasible`)."""
     if generic_first and not generic:
         raise ArchitectureError("--generic-first searches the generic form's points first, and --no-generic skips "
@@ -170,32 +172,75 @@ def _loss_report(arch: AttentionNetwork, data: Dataset, m2: Macaulay2 | None, se
         notes.append(f"stopped early by {stop.reason}: the counts and points are those found by then (a count not "
                      "certified by then is a lower bound)" + (f"; not computed: {', '.join(left_out)}" if left_out
                                                                 else ""))
-        attain, locus_seconds, runs = False, 0.0, 0
-    if attain and unattained:
-        from m2bridge.metric.weights import attain_points, morse_index
-
-        attain_points(param, unattained, seed=seed)
-        for p in unattained:
-            if p.attained and p.index is None:  # a real function reached by complex chart weights: its index
-                p.index, p.degenerate = morse_index(param, np.array(p.weights), form.G_float(), form.u_float())
     report = LossReport(arch, data, form, count, generic, real, total, notes=notes,
                         points_complete=complete, stopped=stop.reason)
-    if model is not None and locus_seconds:
-        from m2bridge.metric.critical_locus import loss_on_critical_locus
-
-        best = min((p.loss for p in real if p.attained), default=None)
-        report.critical_locus = loss_on_critical_locus(
-            param, G, form.u, m2, residual=float(form.residual), timeout=timeout, seconds=locus_seconds, seed=seed,
-            best_loss=None if best is None or not complete else best + float(form.residual))
-    if runs:
-        from m2bridge.metric.training import train_and_match
-
-        report.training, report.training_summary = train_and_match(param, form, real, runs, seed, progress)
+    if not stop.reason:
+        _after_search(report, param, form, G, m2, seed, timeout, progress, unattained if attain else [],
+                      locus_seconds if model is not None else 0.0, runs, complete, stop.active)
     residual = float(form.residual)
     for p in {id(p): p for p in report.points}.values():  # each point's loss, as printed and trained: the whole
         p.loss = None if p.loss is None else p.loss + residual  # (c - u)^T G (c - u) + residual
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def _after_search(report: LossReport, param: Any, form: DataForm, G: Any, m2: Macaulay2, seed: int,
+                  timeout: float | None, progress: bool, unattained: list[CriticalPoint], locus_seconds: float,
+                  runs: int, complete: bool | None, keep: bool) -> None:
+    """The parts after the search, into ``report``: the real weights of the ``unattained`` points, the critical locus
+    (``locus_seconds``: each step's limit; 0: skipped) and ``runs`` training runs. With ``keep``, Ctrl-C or the run's
+    time limit during them keeps the parts done (the training runs finished; the points whose real weights were not
+    searched for yet say "attainment not checked"), sets ``report.stopped`` and notes what is missing; without it,
+    they raise."""
+    parts = [what for what, due in (("the real weights of unattained points", unattained),
+                                    ("the critical locus", locus_seconds), ("training", runs)) if due]
+    at, reason = 0, None
+    try:
+        if unattained:
+            from m2bridge.metric.weights import attain_points, morse_index
+
+            for p in unattained:  # each set as it is searched for: those not reached by a stop stay unchecked
+                p.attained = None
+            attain_points(param, unattained, seed=seed)
+            for p in unattained:
+                if p.attained and p.index is None:  # a real function reached by complex chart weights: its index
+                    p.index, p.degenerate = morse_index(param, np.array(p.weights), form.G_float(), form.u_float())
+            at += 1
+        if locus_seconds:
+            from m2bridge.metric.critical_locus import loss_on_critical_locus
+
+            best = min((p.loss for p in report.points if p.attained), default=None)
+            report.critical_locus = loss_on_critical_locus(
+                param, G, form.u, m2, residual=float(form.residual), timeout=timeout, seconds=locus_seconds,
+                seed=seed, best_loss=None if best is None or not complete else best + float(form.residual))
+            at += 1
+        if runs:
+            from m2bridge.metric.training import train_and_match
+
+            training = Stop(active=keep, ending=("training ends within its current run and keeps the runs finished",
+                                                 ""))
+            with stoppable(training):
+                report.training, report.training_summary = train_and_match(param, form, report.points, runs, seed,
+                                                                           progress, keep=keep)
+            reason = report.training_summary.get("stopped")
+    except (RunTimeout, KeyboardInterrupt) as exc:
+        if not keep:
+            raise
+        reason = CTRL_C if isinstance(exc, KeyboardInterrupt) else timeout_reason(exc.seconds)
+    if reason is None:
+        return
+    report.stopped = reason
+    cut = parts[at]
+    done = report.training_summary.get("completed", {})
+    said = {"the real weights of unattained points": "the search for the real weights of unattained points cut (a "
+                                                     "point it did not reach says attainment not checked)",
+            "the critical locus": "the critical locus cut before it was computed",
+            "training": f"training cut: {' and '.join(f'{n} of {runs} {name} runs' for name, n in done.items())} "
+                        "finished (their rows and table stand)" if done else
+                        "training cut before it started"}[cut]
+    report.notes.append(f"stopped early by {reason} after the search: {said}" + (
+        f"; not computed: {', '.join(parts[at + 1:])}" if parts[at + 1:] else "") + "; the counts and points stand as "
+        "computed")
 
 
 def _skipped() -> Count:

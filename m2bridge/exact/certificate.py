@@ -303,7 +303,7 @@ def _cohen_macaulay_mod_p(m2: Macaulay2, trunc: TruncatedIdeal, dim: int, deg: i
     forms = [[rng.randint(-9, 9) for _ in range(trunc.ambient_dimension)] for _ in range(dim)]
     lin = ", ".join("+".join(f"({c})*y_{i + 1}" for i, c in enumerate(row) if c) or "0" for row in forms)
     length = m2.to_python(
-        f"(Rp = ZZ/{p}[y_1..y_{trunc.ambient_dimension}]; Jp = sub(J, vars Rp); "
+        f"(y = symbol y; Rp = ZZ/{p}[y_1..y_{trunc.ambient_dimension}]; Jp = sub(J, vars Rp); "
         f"Ap = ideal leadTerm groebnerBasis(Jp + ideal({lin}), Strategy => \"F4\"); "
         "if dim Ap == 0 then degree Ap else -1)", timeout=timeout)
     if length == deg:
@@ -343,7 +343,7 @@ def _chart_localization_mod_p(m2: Macaulay2, trunc: TruncatedIdeal, param, split
     fixed = param.weights[split]
     try:
         ok, why, denominators = m2.to_python(
-            f"(RL = ZZ/{p}[y_1..y_{trunc.ambient_dimension}]; "
+            f"(y = symbol y; RL = ZZ/{p}[y_1..y_{trunc.ambient_dimension}]; "
             f"L = chartLocalization(sub(J, vars RL), F, Chart => {{{split}}}); "
             "{L#0, L#1, apply(select(L#2, h -> first degree h > 0), h -> {toString h, first degree h})})",
             timeout=timeout)

@@ -61,7 +61,7 @@ def ring_code(n: int, field_: str, generators: Sequence[sympy.Expr], G: Any, u: 
     after the caller's setRandomSeed, so that each prime gets its own)."""
     gens = ", ".join(to_m2(g) for g in generators)
     point = f"apply({n}, i -> random({field_}))" if u is None else m2_list(u)
-    return (f"Rm = {field_}[y_1..y_{n}];\n"
+    return (f"y = symbol y; Rm = {field_}[y_1..y_{n}];\n"
             f"Im = ideal({gens});\n"
             f"Gm = matrix({field_}, {m2_rows(G, n)});\n"
             f"um = {point};\n")

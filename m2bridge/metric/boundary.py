@@ -47,7 +47,7 @@ def singular_locus_of(g: sympy.Expr, ys: list, arch: AttentionNetwork, clf: Clas
     from m2bridge.bridge.serialize import to_m2
 
     n = len(ys)
-    m2.eval(f"Rs = ZZ/{SMALL_PRIME}[y_1..y_{n}];\ngs = {to_m2(g)};\nSg = ideal(gs) + ideal jacobian ideal gs;\n", timeout=timeout)
+    m2.eval(f"y = symbol y; Rs = ZZ/{SMALL_PRIME}[y_1..y_{n}];\ngs = {to_m2(g)};\nSg = ideal(gs) + ideal jacobian ideal gs;\n", timeout=timeout)
     dim, deg = m2.to_python("{dim Sg, degree Sg}", timeout=timeout)
     out: dict[str, Any] = {"dimension": int(dim), "degree": int(deg), "contains": [],
                            "method": "Groebner basis of (g, grad g) over ZZ/{SMALL_PRIME}"}

@@ -45,7 +45,7 @@ def boundary_counts(cases: list[tuple[int, int, int, int]] = GRID, m2: Any = Non
         factors = sympy.factor_list(g, *ys)[1]
         from m2bridge.bridge.serialize import to_m2
 
-        m2.eval(f"Rs = QQ[y_1..y_{n}];\ngs = {to_m2(g)};\n", timeout=timeout)
+        m2.eval(f"y = symbol y; Rs = QQ[y_1..y_{n}];\ngs = {to_m2(g)};\n", timeout=timeout)
         sing = int(m2.to_python("dim(ideal(gs) + ideal jacobian ideal gs)", timeout=timeout))
         rows.append({"d": d, "d_out": dp, "t": t, "a": a, "variables": n, "terms": len(sympy.Add.make_args(g)),
                      "factors": [int(sympy.Poly(f, *ys).total_degree()) for f, _ in factors],

@@ -57,12 +57,13 @@ def _exact_weights(arch: AttentionNetwork) -> int:
 
 def exact_available(arch: AttentionNetwork) -> bool:
     """Whether ``auto`` would use the exact path: one polynomial layer, small, and M2 present."""
-    from m2bridge.bridge.session import find_m2
-
     if arch.softmax or arch.layers > 1 or not arch.attention_only:
         return False
     if _exact_weights(arch) > EXACT_DIM_MAX_WEIGHTS:
         return False
+    # imported here, past the cheap checks: the session module loads sympy, which the numeric path never needs
+    from m2bridge.bridge.session import find_m2
+
     try:
         find_m2()
     except M2NotFound:

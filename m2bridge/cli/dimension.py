@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from pathlib import Path
@@ -23,7 +22,6 @@ from m2bridge.cli.args import (
     script_note,
 )
 from m2bridge.schemas import SCHEMA_VERSION
-from m2bridge.compare import grid, layer_grid, run_grid
 from m2bridge.layers.spec import HELP as LAYERS_HELP
 
 
@@ -205,7 +203,12 @@ def print_table(rows: list[dict[str, Any]], methods: tuple[str, ...]) -> None:
     Console().print(table)
 
 
-def run_compare_cli(args) -> int:
+def run_compare_cli(args: argparse.Namespace) -> int:
+    # imported here: the grid's workers (concurrent.futures, multiprocessing) and cache cost dim and figure3 start-up
+    import csv
+
+    from m2bridge.compare import grid, layer_grid, run_grid
+
     methods = tuple(m.strip() for m in args.methods.split(",") if m.strip())
     bad = set(methods) - {"numeric", "formula", "exact"}
     if bad or not methods:

@@ -16,6 +16,7 @@ from m2bridge.formulas import FormulaValue, expected_dimension, known_upper_boun
 from m2bridge.numeric.jacobian import (FLOAT, Arithmetic, output_projection, projected_jacobian, random_inputs, random_weights,
                        softmax_saturation)
 from m2bridge.fields import DEFAULT_PRIME, matmul_mod, rank_mod
+from m2bridge.numeric.blas import blas_threads
 from m2bridge.numeric.rank import MIN_RELIABLE_GAP, float_rank
 from m2bridge.numeric.symmetry import proven_groups, symmetry_tangents
 
@@ -268,10 +269,11 @@ def _rank_at(arch: AttentionNetwork, n: int, seed: int, p: int | None, rtol: flo
     x = random_inputs(arch, n, rng, p)
     proj = output_projection(arch, n, rng, p)
     k = n if rows_of is None else min(n, rows_of)
-    jac = projected_jacobian(arch, weights, x[:k], proj[:k], ar)
-    if p:
-        return rank_mod(jac, p), weights, jac, None, 0.0
-    fr = float_rank(jac, rtol)
+    with blas_threads((k * proj.shape[1] * arch.tokens, arch.parameters), kind="jacobian"):  # its shape
+        jac = projected_jacobian(arch, weights, x[:k], proj[:k], ar)
+        if p:
+            return rank_mod(jac, p), weights, jac, None, 0.0
+        fr = float_rank(jac, rtol)
     return fr.rank, weights, jac, fr, softmax_saturation(arch, weights, x) if arch.softmax else 0.0
 
 
@@ -281,7 +283,6 @@ def _fiber_tangent(arch: AttentionNetwork, weights, jac: np.ndarray, rank: int, 
     Only proven symmetries (:func:`proven_groups`) count towards the upper bound that certifies a rank;
     a candidate that lies in the kernel of the sampled Jacobian without a proof is listed, not counted.
     """
-    groups = symmetry_tangents(arch, weights, p)
     proven = proven_groups(arch)
     kernel = arch.parameters - rank
     explained: dict[str, int] = {}
@@ -290,23 +291,25 @@ def _fiber_tangent(arch: AttentionNetwork, weights, jac: np.ndarray, rank: int, 
     kept = np.zeros((arch.parameters, 0), dtype=np.int64 if p else np.float64)
     so_far = 0
     scale = np.abs(jac).max() if p is None else 1.0
-    for name, cols in groups.items():
-        if cols.shape[1] == 0:
-            continue
-        if p:  # Freivalds: J T r = 0 for random r, wrong with probability <= 1/p
-            r = np.random.default_rng(len(cols)).integers(0, p, size=(cols.shape[1], 1), dtype=np.int64)
-            in_kernel = not matmul_mod(jac, matmul_mod(cols, r, p), p).any()
-        else:
-            img = jac @ cols
-            in_kernel = np.abs(img).max() <= 1e-8 * scale * max(1.0, np.abs(cols).max())
-        if not in_kernel:
-            not_sym.append(name)
-            continue
-        if name not in proven:
-            unproven.append(name)
-            continue
-        kept = np.concatenate([kept, cols], axis=1)
-        dim = rank_mod(kept, p) if p else float_rank(kept).rank
-        explained[name] = dim - so_far
-        so_far = dim
+    with blas_threads(jac.shape, kind="jacobian"):
+        groups = symmetry_tangents(arch, weights, p)
+        for name, cols in groups.items():
+            if cols.shape[1] == 0:
+                continue
+            if p:  # Freivalds: J T r = 0 for random r, wrong with probability <= 1/p
+                r = np.random.default_rng(len(cols)).integers(0, p, size=(cols.shape[1], 1), dtype=np.int64)
+                in_kernel = not matmul_mod(jac, matmul_mod(cols, r, p), p).any()
+            else:
+                img = jac @ cols
+                in_kernel = np.abs(img).max() <= 1e-8 * scale * max(1.0, np.abs(cols).max())
+            if not in_kernel:
+                not_sym.append(name)
+                continue
+            if name not in proven:
+                unproven.append(name)
+                continue
+            kept = np.concatenate([kept, cols], axis=1)
+            dim = rank_mod(kept, p) if p else float_rank(kept).rank
+            explained[name] = dim - so_far
+            so_far = dim
     return FiberTangent(kernel, explained, not_sym, kernel - so_far, unproven)

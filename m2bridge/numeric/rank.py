@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from m2bridge.fields import rank_mod
+from m2bridge.numeric.blas import blas_threads
 
 MIN_RELIABLE_GAP = 1e3
 
@@ -25,7 +26,8 @@ class FloatRank:
 
 def float_rank(matrix: np.ndarray, rtol: float | None = None) -> FloatRank:
     """Rank by SVD: singular values above ``rtol * s_max`` count (default rtol: max(shape) * eps)."""
-    s = np.linalg.svd(matrix, compute_uv=False)
+    with blas_threads(matrix.shape, kind="svd"):
+        s = np.linalg.svd(matrix, compute_uv=False)
     if s.size == 0 or s[0] == 0:
         return FloatRank(0, 0.0, None, 0.0)
     rtol = max(matrix.shape) * np.finfo(np.float64).eps if rtol is None else rtol

@@ -161,8 +161,8 @@ class RunTimeout(M2BridgeError):
     def __init__(self, seconds: float, way_out: str = "Raise --timeout, or use the numeric path (--method numeric) for "
                                                        "large problems.") -> None:
         self.seconds = seconds
-        super().__init__(f"the run exceeded its --timeout of {seconds:g} s and was stopped (a running Macaulay2 "
-                         f"computation was interrupted; the session stays usable). {way_out}")
+        super().__init__(f"the run exceeded its --timeout of {seconds:g} s and was stopped (a Macaulay2 computation "
+                         f"under way is interrupted; the session stays usable). {way_out}")
 
 
 class NotMacaulay2(M2NotFound):

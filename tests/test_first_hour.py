@@ -146,3 +146,17 @@ def test_the_loss_report_says_once_that_msolve_cannot_be_used(m2, no_msolve):
     assert text.count("msolve cannot be used") == 1
     assert "note: msolve cannot be used (`msolve -V` exited with status 1): counts use Macaulay2's F4" in text
     assert "(complex): 14 (exact: 2 primes agree (counted by Macaulay2's F4);" in text
+
+
+@pytest.mark.parametrize("command,way", [
+    (["singular", "--dims", "2,2", "--ranks", "2", "--tokens", "2", "--timeout", "2"], "--field ZZ/32003"),
+    (["implicit", "--dims", "3,1", "--ranks", "3", "--tokens", "2", "--timeout", "1"], "--max-degree K"),
+    (["dim", "--dims", "40,40", "--ranks", "40", "--tokens", "2", "--method", "numeric", "--timeout", "1"],
+     "--samples"),
+])
+def test_a_timeout_names_a_way_out_the_command_has(command, way):
+    """A command without --method is not told to use --method numeric, nor is dim --method numeric."""
+    out = subprocess.run([sys.executable, "-m", "m2bridge.cli", *command], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 2 and "exceeded its --timeout" in out.stderr, out.stderr
+    assert way in out.stderr and "--method numeric" not in out.stderr, out.stderr

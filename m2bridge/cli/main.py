@@ -36,7 +36,19 @@ _TIMEOUT_WAYS = {  # commands without a numeric path: how to make them fit
     "robust": "Raise --timeout (monodromy gets half of what is left, the certificates and counts the rest); with "
               "--method auto or exact, --method monodromy skips the exact counts (a lower bound when its trace test "
               "fails).",
+    "implicit": "Raise --timeout, or compute the ideal degree by degree with --max-degree K (degrees finished are "
+                "kept, with the closure's certified dimension and degree).",
+    "singular": "Raise --timeout, or pass --field ZZ/32003 (faster; the components then hold for that prime only).",
+    "critical": "Raise --timeout, or pass --field ZZ/32003 (faster; the components then hold for that prime only).",
+    "fiber": "Raise --timeout.",
 }
+
+
+def _timeout_way(args: argparse.Namespace) -> str | None:
+    """How this command can fit its time limit: None for the default advice (the numeric path)."""
+    if args.command == "dim" and getattr(args, "method", None) == "numeric":
+        return "Raise --timeout, or give fewer --samples."
+    return _TIMEOUT_WAYS.get(args.command)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         with Deadline(getattr(args, "timeout", None) if args.command != "compare" else None):
             return int(args.func(args) or 0)
     except RunTimeout as exc:  # the way out that this command has
-        way = _TIMEOUT_WAYS.get(args.command)
+        way = _timeout_way(args)
         print(f"m2bridge: error: {RunTimeout(exc.seconds, way) if way else exc}", file=sys.stderr)
         return 2
     except M2BridgeError as exc:

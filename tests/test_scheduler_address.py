@@ -42,16 +42,19 @@ def assert_one_line(out: subprocess.CompletedProcess, seconds: float, address: s
     assert seconds < CONNECT + SLACK, f"{seconds:.1f} s for a --connect-timeout of {CONNECT:g} s"
 
 
-@pytest.fixture
-def http_server():
-    """A plain HTTP server on localhost (it waits for a request line that Dask never sends)."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+def _served(server: socketserver.TCPServer):
+    """Serve in a daemon thread; yield the address as a Dask scheduler address; shut down afterwards."""
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"tcp://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture
+def http_server():
+    """A plain HTTP server on localhost (it waits for a request line that Dask never sends)."""
+    yield from _served(http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler))
 
 
 class _Garbage(socketserver.BaseRequestHandler):
@@ -68,13 +71,7 @@ class _Garbage(socketserver.BaseRequestHandler):
 
 @pytest.fixture
 def garbage_server():
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Garbage)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"tcp://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    yield from _served(socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Garbage))
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))

@@ -4,7 +4,6 @@ the Macaulay2 set-up of the ring map F : R -> S, and weight points (random or gi
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any, Callable
 
@@ -98,15 +97,6 @@ def exact_size(arch: AttentionNetwork) -> tuple[int, int]:
     values = d * e if layer.full_value else layer.value_rank * (d + e - layer.value_rank)
     weights = layer.heads * ((d * d if a >= d else a * (2 * d - a)) + values)
     return coords, weights
-
-
-def check_minors(what: str, arch: AttentionNetwork, rows: int, cols: int, size: int, force: bool) -> None:
-    """Refuse a minors computation with more than MAX_MINORS size x size minors of a rows x cols matrix."""
-    minors = math.comb(rows, size) * math.comb(cols, size)
-    if minors > MAX_MINORS and not force:
-        raise ProblemTooLarge(
-            f"{what} of {arch.label()} needs the {size}x{size} minors of a {rows}x{cols} Jacobian "
-            f"({minors} minors, limit {MAX_MINORS}): pass --force / force=True with a --timeout to try anyway")
 
 
 _segre_cache: dict[AttentionNetwork, SegreProjection | None] = {}

@@ -9,7 +9,6 @@
 -- there give minors outside P, so V(P + those minors) is smaller than V(P), and its minimal primes are refined in
 -- turn.  The primes that pass the criterion are the singular locus (those inside another one dropped): each one
 -- singular by the exact criterion, and nothing left out, since only members of the Jacobian ideal were added.
--- Strategy => "AllMinors": the minimal primes of I + all c x c minors (the textbook route, for comparison).
 singularRank = method()
 singularRank(Matrix, Ideal) := ZZ => (J, P) -> rank sub(J, frac((ring P) / P))
 
@@ -25,7 +24,13 @@ independentRows = (J, degs, P, c) -> (
 -- refinement described above (for the singular locus J is the Jacobian of I, r = codim I, P0 = I)
 -- candidates: primes to test first; those where J has rank < r are kept, and every later refinement is saturated by
 -- them (what lies inside a kept component needs no further work), which prunes most of the refinement
-rankDropComponents = (J, degs, r, P0, candidates, verbose) -> (
+-- strategy "AllMinors": the minimal primes of P0 plus every r x r minor of J (the textbook route, for comparison)
+rankDropComponents = (J, degs, r, P0, candidates, strategy, verbose) -> (
+    if strategy === "AllMinors" then (
+        every := trim(P0 + minors(r, J));
+        if every == 1 then return {};
+        return apply(decompose every, trim));
+    if strategy =!= "Refine" then error "the strategy must be \"Refine\" or \"AllMinors\"";
     pending := {P0};
     found := select(candidates, Z -> singularRank(J, Z) < r);
     if verbose then stderr << "-- candidates kept: " << apply(found, Z -> (dim Z, degree Z)) << endl;
@@ -54,15 +59,10 @@ rankDropComponents = (J, degs, r, P0, candidates, verbose) -> (
 singularComponents = method(Options => {Strategy => "Refine", Verbose => false, Candidates => {}})
 singularComponents Ideal := List => o -> I -> (
     if I == 0 then return {};  -- the whole space: smooth
-    c := codim I;
-    if o.Strategy === "AllMinors" then (
-        sing := trim(I + minors(c, jacobian I));
-        if sing == 1 then return {};
-        return apply(decompose sing, trim));
-    if o.Strategy =!= "Refine" then error "singularComponents: Strategy must be \"Refine\" or \"AllMinors\"";
     gs := first entries gens I;
     -- row i: the gradient of the i-th generator
-    rankDropComponents(transpose jacobian matrix{gs}, apply(gs, f -> first degree f), c, I, o.Candidates, o.Verbose))
+    rankDropComponents(transpose jacobian matrix{gs}, apply(gs, f -> first degree f), codim I, I, o.Candidates,
+        o.Strategy, o.Verbose))
 
 -- the closure of the image of the functions with rank A <= 1 and rank V <= 1 (paper, Thm. 3.4): F composed with
 -- A_h = u_h w_h^T (or Q_h, K_h of rank one) and V_h = c_h e_h^T, for every head h, then the kernel
@@ -70,13 +70,11 @@ rankOneLocus = method()
 rankOneLocus RingMap := Ideal => F -> (
     S := target F;
     kk := coefficientRing S;
-    names := apply(gens S, x -> baseName x);
     -- group the weights by matrix (symbol and head): A_(h,i,j) or A_(i,j)
     key := x -> (b := baseName x; if instance(b, IndexedVariable) then (b#0, if #(b#1) === 3 then b#1#0 else 1)
         else (b, 1));
     mats := unique apply(gens S, key);
     fresh := local fresh;
-    n := 0;
     images := new MutableHashTable;
     Tvars := {};
     scan(mats, m -> (
@@ -96,13 +94,8 @@ criticalComponents = method(Options => {GenericRank => null, Strategy => "Refine
 criticalComponents RingMap := List => o -> F -> (
     jac := jacobian F.matrix;  -- column i: the gradient of the i-th coordinate
     r := if o.GenericRank =!= null then o.GenericRank else rank jac;
-    if o.Strategy === "AllMinors" then (
-        crit := trim minors(r, jac);
-        if crit == 1 then return {};
-        return apply(decompose crit, trim));
-    if o.Strategy =!= "Refine" then error "criticalComponents: Strategy must be \"Refine\" or \"AllMinors\"";
-    R := ring jac;
-    rankDropComponents(transpose jac, apply(first entries F.matrix, f -> first degree f), r, ideal(0_R), {}, o.Verbose))
+    rankDropComponents(transpose jac, apply(first entries F.matrix, f -> first degree f), r, ideal(0_(ring jac)), {},
+        o.Strategy, o.Verbose))
 
 fiberComponents = method()
 fiberComponents(RingMap, List) := List => (F, point) -> (

@@ -104,12 +104,14 @@ def known_upper_bound(arch: AttentionNetwork) -> tuple[int, str] | None:
     if span is None:
         return None
     layer = arch.layer_specs[0]
-    if arch.layers == 1 and layer.kind == "mlp" and layer.d_out == 1 and not layer.residual:
-        key = (layer.d_in, layer.degree, layer.width)
+    shallow = shallow_power_sum(arch)
+    if shallow is not None or (arch.layers == 1 and layer.kind == "mlp" and layer.d_out == 1 and not layer.residual):
+        key = shallow or (layer.d_in, layer.degree, layer.width)
         if key in AH_EXCEPTIONS:
-            expected = min(layer.width * layer.d_in, comb(layer.d_in + layer.degree - 1, layer.degree))
-            return expected - 1, (f"the Alexander-Hirschowitz theorem: sums of {layer.width} {layer.degree}-th powers "
-                                  f"of linear forms in {layer.d_in} variables are defective, dimension "
+            d, r, w = key
+            expected = min(w * d, comb(d + r - 1, r))
+            return expected - 1, (f"the Alexander-Hirschowitz theorem: sums of {w} {r}-th powers "
+                                  f"of linear forms in {d} variables are defective, dimension "
                                   f"{expected - 1}, one less than expected")
     return span, (f"the dimension of the space of polynomial maps R^{arch.dims[0]} -> R^{arch.dims[-1]} of the "
                   f"network's degrees {sorted(output_degrees(arch))}, applied token by token")
@@ -120,7 +122,7 @@ def output_degrees(arch: AttentionNetwork) -> set[int] | None:
     a plain layer of degree r turns degrees S into sums of r of them, a skip connection keeps S too."""
     degrees = {1}
     for layer in arch.layer_specs:
-        if layer.kind != "mlp":
+        if layer.kind != "mlp" and not layer.tokenwise:
             return None
         sums = {0}
         for _ in range(layer.degree):
@@ -142,9 +144,23 @@ def mlp_span_dimension(arch: AttentionNetwork) -> int | None:
     return arch.dims[-1] * sum(comb(d0 + k - 1, k) for k in degrees)
 
 
+def shallow_power_sum(arch: AttentionNetwork) -> tuple[int, int, int] | None:
+    """(d, r, w) for a dense network of widths (d, w, 1) and degree r >= 2: f(x) = sum_i c_i (w_i . x)^r, the
+    cone over the w-th secant variety of the Veronese variety v_r(P^(d-1)); else None."""
+    specs = arch.layer_specs
+    if (len(specs) == 2 and all(layer.kind == "dense" for layer in specs) and specs[0].degree >= 2
+            and specs[1].degree == 1 and specs[1].d_out == 1):
+        return specs[0].d_in, specs[0].degree, specs[0].d_out
+    return None
+
+
 def expected_dimension(arch: AttentionNetwork) -> FormulaValue:
     """Cor. 3.3 (one layer), Eq. 14 / Cor. 3.8 (deep lightning), Eq. 16 / Conj. 3.10 (softmax);
+    the field's closed forms for dense and convolutional networks (:func:`field_formula`);
     :func:`naive_count` for the variants of Mathematics (documentation), section 8, labelled as such."""
+    field_value = field_formula(arch)
+    if field_value is not None:
+        return field_value
     if not arch.plain:
         return naive_count(arch)
     d0, dl, l = arch.dims[0], arch.dims[-1], arch.layers
@@ -171,3 +187,63 @@ def expected_dimension(arch: AttentionNetwork) -> FormulaValue:
 def single_layer_span_dimension(d: int, d_out: int) -> int:
     """Dimension of the linear span of one layer's functions for t >= 2 (documentation: Mathematics, section 3)."""
     return d * d_out * d * (d + 1) // 2
+
+
+# ------------------------------------------------------------ the field's closed forms (dense and convolutional)
+
+
+def ktb_bound(widths: tuple[int, ...], degrees: tuple[int, ...]) -> tuple[int, int]:
+    """Kileel-Trager-Bruna's bound for a polynomial network: (min(d_L + sum_i (d_(i-1) - 1) d_i, ambient), ambient),
+    ambient = d_L binom(d_0 + D - 1, D), D the product of the degrees (the homogeneous maps of degree D)."""
+    from math import comb, prod
+
+    count = widths[-1] + sum((a - 1) * b for a, b in zip(widths[:-1], widths[1:]))
+    big_d = prod(degrees)
+    ambient = widths[-1] * comb(widths[0] + big_d - 1, big_d)
+    return min(count, ambient), ambient
+
+
+def field_formula(arch: AttentionNetwork) -> FormulaValue | None:
+    """The field's closed form for a network of dense layers only (Kileel-Trager-Bruna's bound; for linear layers
+    the matrices of rank <= min d_i) or of convolutions only (one channel per layer: Kohn-Merkh-Montufar-Trager's
+    sum k_i - (L - 1) for linear 1-D stride-1 networks, Shahverdi-Marchetti-Kohn's |k| - L + 1 with x^r), with
+    its conditions; None for other networks. A claim to compare with the computation, never a result."""
+    from math import comb, prod
+
+    specs = arch.layer_specs
+    kinds = {layer.kind for layer in specs}
+    if kinds == {"dense"}:
+        widths = arch.dims
+        if arch.degree == 1:
+            m = min(widths)
+            value = min(m * (widths[0] + widths[-1] - m), arch.parameters)
+            return FormulaValue("rank variety", value, True, [], "linear network: the d_L x d_0 matrices of rank "
+                                "<= min d_i, dimension m (d_0 + d_L - m)")
+        failed = [] if specs[-1].degree == 1 else ["no activation on the last layer"]
+        if any(layer.degree == 1 for layer in specs[:-1]):
+            failed.append("an activation x^r, r >= 2, on every hidden layer")
+        value, ambient = ktb_bound(widths, tuple(layer.degree for layer in specs))
+        shallow = shallow_power_sum(arch)
+        if shallow is not None and (shallow in AH_EXCEPTIONS or (shallow[1] == 2 and 2 <= shallow[2] < shallow[0])):
+            failed.append(f"not an Alexander-Hirschowitz defective case (d, r, w) = {shallow}: the bound is not "
+                          "the dimension there")
+        return FormulaValue("KTB bound", value, not failed, failed,
+                            "Kileel, Trager, Bruna (NeurIPS 2019): min(d_L + sum_i (d_(i-1) - 1) d_i, "
+                            f"d_L binom(d_0 + D - 1, D) = {ambient}), an upper bound, the expected dimension")
+    if kinds <= {"conv1d", "conv2d"}:
+        single = all(layer.in_channels == 1 and layer.out_channels == 1 for layer in specs)
+        k = sum(prod(layer.kernel) for layer in specs)
+        failed = [] if single else ["one channel per layer"]
+        if arch.degree == 1:
+            if kinds != {"conv1d"}:
+                failed.append("1-D convolutions")
+            if any(s != 1 for layer in specs for s in layer.stride):
+                failed.append("strides 1")
+            name, ref = "LCN dimension", "Kohn, Merkh, Montufar, Trager (2022): sum k_i - (L - 1) for 1-D stride-1 LCNs"
+        else:
+            if specs[-1].degree != 1 or any(layer.degree == 1 for layer in specs[:-1]):
+                failed.append("x^r on every layer but the last")
+            name, ref = "PCNN dimension", "Shahverdi, Marchetti, Kohn (2024): |k| - L + 1 for polynomial CNNs"
+        span = arch.dims[-1] * comb(arch.dims[0] + arch.degree - 1, arch.degree)
+        return FormulaValue(name, min(k - len(specs) + 1, span), not failed, failed, ref)
+    return None

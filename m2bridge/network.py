@@ -15,7 +15,7 @@ from dataclasses import replace as dataclass_replace
 from typing import Any, Sequence
 
 from m2bridge.errors import ArchitectureError
-from m2bridge.layers import MLP, Attention, LayerKind
+from m2bridge.layers import MLP, Attention, Dense, LayerKind
 from m2bridge.layers.base import NetworkContext, positive_int
 
 
@@ -170,6 +170,22 @@ class AttentionNetwork:
     def kind(self) -> str:
         return "softmax" if self.softmax else "lightning"
 
+    @property
+    def family(self) -> str:
+        """What the field calls the network: attention ('lightning', 'softmax') when it has attention layers,
+        else a (polynomial or linear) network or convolutional network."""
+        if any(isinstance(layer, Attention) for layer in self.layer_specs):
+            return self.kind
+        linear = self.degree == 1
+        if any(layer.kind.startswith("conv") for layer in self.layer_specs):
+            return "linear convolutional network" if linear else "polynomial convolutional network"
+        return "linear network" if linear else "polynomial network"
+
+    @property
+    def input_shape(self) -> tuple[int, ...]:
+        """One token's input shape: (d0,), or (channels, length) / (channels, height, width) for convolutions."""
+        return getattr(self.layer_specs[0], "in_shape", None) or (self.dims[0],)
+
     def variant_label(self) -> str:
         """The non-default options, as the CLI writes them ('' for the paper's model)."""
         parts = []
@@ -191,6 +207,18 @@ class AttentionNetwork:
         return "; ".join(layer.spec() for layer in self.layer_specs)
 
     def label(self) -> str:
+        family = self.family
+        if family not in ("lightning", "softmax"):
+            tokens = "" if self.tokens == 1 else f" t={self.tokens}"
+            if all(layer.kind == "dense" for layer in self.layer_specs):
+                degrees = [layer.degree for layer in self.layer_specs]
+                if len(set(degrees[:-1])) <= 1 and degrees[-1] == 1:
+                    r = f" r={degrees[0]}" if degrees[0] != 1 else ""
+                else:
+                    r = " r=" + ",".join(map(str, degrees))
+                return f"{family} widths={','.join(map(str, self.dims))}{r}{tokens}"
+            shape = "x".join(map(str, self.input_shape))
+            return f"{family} input={shape}{tokens} [{self.layers_spec()}]"
         if not self.attention_only:
             temp = f" temperature={self.temperature:g}" if self.softmax and self.temperature != 1.0 else ""
             return f"{self.kind} d0={self.dims[0]} t={self.tokens}{temp} [{self.layers_spec()}]"
@@ -200,7 +228,9 @@ class AttentionNetwork:
         return f"{self.kind} dims={dims} ranks={ranks} t={self.tokens}" + (f" {extra}" if extra else "")
 
     def to_dict(self) -> dict:
-        out: dict[str, Any] = {"kind": self.kind, "dims": list(self.dims)}
+        out: dict[str, Any] = {"kind": self.kind, "family": self.family, "dims": list(self.dims)}
+        if len(self.input_shape) > 1:
+            out["input_shape"] = list(self.input_shape)
         if self.attention_only:
             out.update({"ranks": list(self.ranks), "tokens": self.tokens, "heads": list(self.heads),
                         "value_ranks": list(self.value_ranks), "causal": list(self.causal),
@@ -259,32 +289,76 @@ def _attention_layers(dims: Any, ranks: Any, heads: Any, value_ranks: Any, causa
                                                   residual_t))
 
 
-def _chain(layers: Sequence[LayerKind], d_in: int | None) -> tuple[LayerKind, ...]:
-    """Layers with their widths filled in from the previous layer's output (the first from ``d_in``)."""
+def _chain(layers: Sequence[LayerKind], d_in: int | Sequence[int] | None) -> tuple[LayerKind, ...]:
+    """Layers with their widths (shapes, for convolutions) filled in from the previous layer's output (the first
+    from ``d_in``: a width, or a shape such as (channels, length)), then told their neighbours."""
     layers = list(layers)
     if not layers:
         raise ArchitectureError("a network needs at least one layer")
     for i, layer in enumerate(layers, start=1):
         if not isinstance(layer, LayerKind):
-            raise ArchitectureError(f"layer {i} is a {type(layer).__name__}, not a layer (Attention, MLP)")
-    width = _positive_int("the input width d_in", d_in) if d_in is not None else layers[0].d_in
-    if width is None:
+            raise ArchitectureError(f"layer {i} is a {type(layer).__name__}, not a layer (Attention, MLP, Dense, Conv)")
+    if d_in is None:
+        first = layers[0]
+        shape = getattr(first, "in_shape", None) or ((first.d_in,) if first.d_in is not None else None)
+    elif isinstance(d_in, numbers.Number):
+        shape = (_positive_int("the input width d_in", d_in),)
+    else:
+        shape = _positive_ints("the input shape", d_in)
+    if not shape:
         raise ArchitectureError("the input width is missing: give d_in=... to the network or to its first layer")
     out = []
-    for layer in layers:
-        layer = layer.resolved(width)
+    for i, layer in enumerate(layers, start=1):
+        try:
+            layer = layer.resolved_shape(shape)
+        except ArchitectureError as exc:
+            raise ArchitectureError(f"layer {i}: {exc}") from None
         out.append(layer)
-        width = layer.d_out
-    return tuple(out)
+        shape = layer.out_shape
+    out = _fix_streams(out)
+    return tuple(layer.linked(out[i - 1] if i else None, out[i + 1] if i + 1 < len(out) else None)
+                 for i, layer in enumerate(out))
+
+
+def _fix_streams(layers: list[LayerKind]) -> list[LayerKind]:
+    """Flag the streams that admit no change of basis: from the output of a layer without skip connection to the
+    next such layer that reads it (skip layers between share the stream), where one side is an activation x^r or
+    a convolution; their layers then give no ``between_layers`` tangent there."""
+    n = len(layers)
+    fixed_in, fixed_out = [False] * n, [False] * n
+    for i, layer in enumerate(layers):
+        j = next((m for m in range(i + 1, n) if not layers[m].residual), None)
+        if layer.residual or j is None:
+            continue
+        between = layers[i + 1:j]
+        if not (layer.output_gauge and layers[j].input_gauge
+                and all(m.input_gauge and m.output_gauge for m in between)):
+            fixed_out[i] = fixed_in[j] = True
+            for m in range(i + 1, j):
+                fixed_in[m] = fixed_out[m] = True
+    return [dataclass_replace(layer, in_fixed=a, out_fixed=b) if (a or b or layer.in_fixed or layer.out_fixed)
+            else layer for layer, a, b in zip(layers, fixed_in, fixed_out)]
 
 
 class Network(AttentionNetwork):
     """Any sequence of layers: ``Network([Attention(16, 8, heads=2, residual=True), MLP(48, 2, residual=True)],
     tokens=3)``; ``d_in`` when the first layer leaves its input width open."""
 
-    def __init__(self, layers: Sequence[LayerKind], tokens: int, d_in: int | None = None, softmax: bool = False,
-                 temperature: float | None = None):
+    def __init__(self, layers: Sequence[LayerKind], tokens: int = 1, d_in: int | Sequence[int] | None = None,
+                 softmax: bool = False, temperature: float | None = None):
         super().__init__(tokens=tokens, temperature=temperature, softmax=softmax, layers=layers, d_in=d_in)
+
+
+def polynomial_network(widths: Sequence[int], degree: int | Sequence[int] = 2, tokens: int = 1) -> Network:
+    """The field's polynomial network x -> W_L s(W_{L-1} ... s(W_1 x)), s(x) = x^degree, of widths (d_0, ..., d_L):
+    dense layers, the activation on every layer but the last (``degree``: one value, or one per hidden layer).
+    ``polynomial_network((3, 3, 1), 2)``; degree 1 gives the linear network (products of matrices)."""
+    widths_t = _positive_ints("widths", widths)
+    if len(widths_t) < 2:
+        raise ArchitectureError(f"widths (d_0, ..., d_L) need the input and at least one layer, got {list(widths_t)}")
+    hidden = _per_layer("degree", degree, len(widths_t) - 2) if len(widths_t) > 2 else ()
+    layers = [Dense(d, r) for d, r in zip(widths_t[1:-1], hidden)] + [Dense(widths_t[-1])]
+    return Network(layers, tokens, d_in=widths_t[0])
 
 
 def transformer_block(rank: int, width: int, degree: int = 2, heads: int = 1, skip: bool = True,

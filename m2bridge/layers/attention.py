@@ -6,7 +6,7 @@ One layer maps ``Z`` (d_in x t) to ``sum_h V_h Z S_h`` (plus ``Z`` with a skip c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from m2bridge.fields import inverse_mod
@@ -80,6 +80,8 @@ class Attention(LayerKind):
     value_rank: int | None = None
     causal: bool = False
     residual: bool = False
+    in_fixed: bool = field(default=False, compare=False, repr=False)  # see LayerKind.in_fixed
+    out_fixed: bool = field(default=False, compare=False, repr=False)
     kind = "attention"
 
     def __post_init__(self) -> None:
@@ -303,10 +305,14 @@ class Attention(LayerKind):
         return out
 
     def output_change(self, w, e, tb):
+        if self.out_fixed:
+            return {}
         name = "V" if "V" in w else "O"
         return {name: _stack(lambda m: tb.matmul(e, m), w[name])}
 
     def input_change(self, w, e, tb):
+        if self.in_fixed:
+            return {}
         return {name: _stack(lambda m: tb.neg(tb.matmul(m, e)), w[name])
                 for name in ("Q", "K", "V" if "V" in w else "U")}
 

@@ -219,3 +219,41 @@ class LayerKind(ABC):
     def naive_part(self, net: NetworkContext) -> int:
         """This layer's part of the naive count: its parameters minus its own symmetries' dimension."""
 
+
+    # ------------------------------------------------------------ networks of dense and convolutional layers
+    # (added for the field's architectures; every default keeps the attention and MLP layers as they were)
+    tokenwise: bool = False
+    """Whether the layer maps each token alone by a polynomial map (the span bound of ``formulas`` applies)."""
+
+    input_gauge: bool = True
+    """Whether any change of basis of the layer's input stream can be absorbed in its weights (it reads Z linearly)."""
+
+    in_fixed: bool = False
+    out_fixed: bool = False
+    """Set by the network where the stream before (after) the layer admits no change of basis GL(d) (an activation
+    x^r or a convolution on one side): :meth:`input_change` (:meth:`output_change`) then gives no tangent."""
+
+    @property
+    def output_gauge(self) -> bool:
+        """Whether any change of basis of the layer's output stream can be absorbed in its weights."""
+        return True
+
+    @property
+    def out_shape(self) -> tuple[int, ...]:
+        """The shape of one token's output: (features,), (channels, length) or (channels, height, width)."""
+        return (self.d_out,)
+
+    def resolved_shape(self, shape: tuple[int, ...]) -> "LayerKind":
+        """The layer fitted to its input's shape (a flat layer flattens it)."""
+        return self.resolved(math.prod(shape))
+
+    def linked(self, previous: "LayerKind | None", following: "LayerKind | None") -> "LayerKind":
+        """The layer told its neighbours in the network (for symmetries across two layers)."""
+        return self
+
+    def channel_change(self, reader: np.ndarray, channels: list[list[int]], e: np.ndarray,
+                       tb: TangentBuilder) -> dict[str, np.ndarray] | None:
+        """Weight tangents of this layer for f(Z) -> f((1 - eps M) Z), M = the channel matrix ``e`` acting on the
+        input coordinates grouped in ``channels`` (equal lengths), from ``reader`` (its :meth:`input_map`) alone;
+        None where the layer cannot absorb it."""
+        return None

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from m2bridge.layers.base import DualMatrix, LayerKind, NetworkContext, TangentBuilder, dual_add, dual_matmul, positive_int
@@ -30,6 +30,8 @@ class MLP(LayerKind):
     d_in: int | None = None
     d_out: int | None = None
     residual: bool = False
+    in_fixed: bool = field(default=False, compare=False, repr=False)  # see LayerKind.in_fixed
+    out_fixed: bool = field(default=False, compare=False, repr=False)
     kind = "mlp"
 
     def __post_init__(self) -> None:
@@ -173,6 +175,14 @@ class MLP(LayerKind):
     def input_map(self, w):
         return w["W1"]
 
+    def channel_change(self, reader, channels, e, tb):
+        """dW1 = -W1 M (the layer reads its input only through W1, its input map); not with a skip connection."""
+        if self.residual:
+            return None
+        from m2bridge.layers.dense import expand_channels
+
+        return {"W1": tb.neg(tb.matmul(reader, expand_channels(channels, e, self.d_in, tb.dtype)))}
+
     def output_moves(self, w, n, tb):
         """dW2 = n e_m^T for every hidden neuron m."""
         import numpy as np
@@ -198,9 +208,13 @@ class MLP(LayerKind):
         return out
 
     def output_change(self, w, e, tb):
+        if self.out_fixed:
+            return {}
         return {"W2": tb.matmul(e, w["W2"])}
 
     def input_change(self, w, e, tb):
+        if self.in_fixed:
+            return {}
         return {"W1": tb.neg(tb.matmul(w["W1"], e))}
 
     # ------------------------------------------------------------ formulas

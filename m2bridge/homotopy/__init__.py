@@ -27,6 +27,12 @@ corrector with a step size per path.
   path from a complete solution set for generic (G_a, u_a)); it counts where the trace test cannot, for forms under
   which critical points escape to infinity along a line of targets.
 
+The generic engine, for any square polynomial system F(x; p) given as sympy polynomials (docs/guide/engine.md):
+:class:`PolynomialSystem` (:mod:`.system`, compiled kernels in :mod:`.generic_kernels`), :func:`solve` and
+:func:`certify` (:mod:`.solve`), :func:`monodromy_solve`, :func:`find_start_pair` and
+:func:`verify_solution_completeness` (:mod:`.monodromy_solve`); a :class:`PathCode` per path and a :class:`ReturnCode`
+per search (:mod:`.path_result`).
+
 The systems that give their evaluation as data (the distance system, the loss's profile system) are tracked by a
 compiled loop (numba), one path at a time over threads; the others by NumPy, all paths at once.
 bench/trackers.py and the changelog have the measurements against other trackers.
@@ -35,8 +41,13 @@ bench/trackers.py and the changelog have the measurements against other trackers
 from m2bridge.homotopy.dedup import new_points, nonsingular, nonsingular_ends
 from m2bridge.homotopy.endgame import FormHomotopy, FormHomotopyResult, form_homotopy
 from m2bridge.homotopy.monodromy import MonodromyOptions, MonodromyResult, monodromy
+from m2bridge.homotopy.monodromy_solve import (CompletenessCheck, MonodromySolveResult, find_start_pair,
+                                               monodromy_solve, verify_solution_completeness)
+from m2bridge.homotopy.path_result import PathCode, PathResult, ReturnCode
 from m2bridge.homotopy.pencil import PencilCheck, pencil_trace_test
 from m2bridge.homotopy.pipeline import Solved, solve_and_track
+from m2bridge.homotopy.solve import CertifyResult, SolveResult, certify, solve
+from m2bridge.homotopy.system import PolynomialSystem
 from m2bridge.homotopy.systems import DistanceSystem, monomial_table, seed
 from m2bridge.homotopy.trace import GrowingTrace, TraceTest, trace_test
 from m2bridge.homotopy.tracker import System, newton, track, track_all, track_numpy, tracking_workers
@@ -45,3 +56,6 @@ __all__ = ["DistanceSystem", "FormHomotopy", "FormHomotopyResult", "GrowingTrace
            "MonodromyResult", "PencilCheck", "Solved", "System", "TraceTest", "form_homotopy", "monodromy",
            "monomial_table", "new_points", "newton", "nonsingular", "nonsingular_ends", "pencil_trace_test", "seed",
            "solve_and_track", "trace_test", "track", "track_all", "track_numpy", "tracking_workers"]
+__all__ += ["CertifyResult", "CompletenessCheck", "MonodromySolveResult", "PathCode", "PathResult", "PolynomialSystem",
+            "ReturnCode", "SolveResult", "certify", "find_start_pair", "monodromy_solve", "solve",
+            "verify_solution_completeness"]

@@ -3,8 +3,8 @@ their parameters (:func:`find_start_pair`), and the trace test (:func:`verify_so
 
 Monodromy: the solutions at the base parameters p0 are sent around loops p0 -> p1 -> p2 -> p0 through random complex
 parameter points (standard complex normal, independent of p0: on the ED system of an ellipse, 10 seeds took 34 loops
-in all to find its 4 solutions, against 70 for corners at p0 + |p0| N and 497 for p0 + N); a loop permutes the solutions of a generic fiber, so new ones appear (Duff, Hill, Jensen, Lee,
-Leykin and Sommars 2019). Loops are kept: every solution goes once through every loop, and a fresh loop is drawn
+in all to find its 4 solutions, against 70 for corners at p0 + |p0| N and 497 for p0 + N); a loop permutes the
+solutions of a generic fiber, so new ones appear (Duff, Hill, Jensen, Lee, Leykin and Sommars 2019). Loops are kept: every solution goes once through every loop, and a fresh loop is drawn
 only when no kept loop has a solution still to send. The search stops at a ``target`` count, after
 ``max_loops_no_progress`` fresh loops in a row that found nothing (a heuristic stop: a lower bound, unless the trace
 test then verifies the set), at ``max_loops`` loops or at ``timeout``; :class:`MonodromySolveResult` says which.

@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import platform
 import time
+from typing import Any
 
 from m2bridge.bridge.resources import PACKAGE_NAME, m2scripts_dir
 from m2bridge.errors import M2BridgeError, M2NotFound
+from m2bridge.schemas import SCHEMA_VERSION
 
 PYTHON_PACKAGES = ["sympy", "numpy", "pexpect", "rich", "tqdm", "python-flint", "matplotlib", "scikit-image",
                    "plotly", "dask", "distributed", "pytest", "ipython", "nbclient"]
+# the general advice that ends M2NotFound's message; each command (and doctor) names what works without Macaulay2
+NUMERIC_ADVICE = "The numeric path (--method numeric) works without it."
+DOCTOR_NO_M2_WAY = "Without it, `m2bridge dim --method numeric` and `m2bridge ed --method monodromy` (cones) work."
+
+
+def with_way_out(exc: M2NotFound, way: str) -> str:
+    """The message of ``exc`` with ``way`` in place of the general advice to use ``--method numeric``."""
+    text = str(exc)
+    return text[: -len(NUMERIC_ADVICE)] + way if text.endswith(NUMERIC_ADVICE) else text
+
+
 OPTIONAL = {"matplotlib": "plot", "scikit-image": "plot", "plotly": "plot", "dask": "scale", "distributed": "scale",
             "pytest": "test", "ipython": "notebook", "nbclient": "notebook"}
 
@@ -34,7 +48,7 @@ def diagnose() -> tuple[list[tuple[str, str, str]], bool]:
     try:
         path = find_m2()
     except M2NotFound as exc:
-        rows.append(("M2", "missing", str(exc)))
+        rows.append(("M2", "missing", with_way_out(exc, DOCTOR_NO_M2_WAY)))
         return rows, False
     rows.append(("M2 executable", path, ""))
     try:
@@ -71,13 +85,21 @@ def _msolve_row() -> tuple[str, str, str]:
                                   f"installs msolve, or set ${msolve.ENV_BINARY} to a binary)")
 
 
-def run_doctor() -> int:
-    """Print the diagnosis as a table; exit status 0 when all essentials work."""
+def doctor_data(rows: list[tuple[str, str, str]], ok: bool) -> dict[str, Any]:
+    """The diagnosis for ``doctor --json`` (schema ``m2bridge/schemas/doctor.json``)."""
+    return {"ok": ok, "checks": [{"item": item, "found": found, "advice": advice} for item, found, advice in rows]}
+
+
+def run_doctor(as_json: bool = False) -> int:
+    """Print the diagnosis as a table (or JSON); exit status 0 when all essentials work."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
     rows, ok = diagnose()
+    if as_json:
+        print(json.dumps({"schema_version": SCHEMA_VERSION, **doctor_data(rows, ok)}, indent=2))
+        return 0 if ok else 1
     table = Table(title="m2bridge doctor")
     for col in ("item", "status", "notes / what to do"):
         table.add_column(col, overflow="fold")

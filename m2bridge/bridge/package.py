@@ -15,12 +15,15 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from m2bridge.bridge.resources import PACKAGE_NAME, m2script
 from m2bridge.bridge.serialize import m2_string_literal
 from m2bridge.errors import M2BridgeError
 
 INSTALL_TIMEOUT = 600.0
+# ``M2 --script`` implies -q, which leaves the user's package folder off the path: this line puts it back
+SCRIPT_PATH_LINE = 'path = prepend(applicationDirectory() | "local/" | Layout#1#"packages", path);'
 
 
 @dataclass(frozen=True)
@@ -88,14 +91,18 @@ def package_status(m2: str | None = None) -> PackageStatus:
     return PackageStatus(installed, installed and not _stale(shipped, target), str(target), str(shipped))
 
 
-def install_m2_package(m2: str | None = None, timeout: float = INSTALL_TIMEOUT) -> PackageStatus:
-    """Install (or reinstall: idempotent) the shipped package with its documentation for this user."""
+def install_m2_package(m2: str | None = None, timeout: float = INSTALL_TIMEOUT,
+                       on_start: Callable[[str], None] | None = None) -> PackageStatus:
+    """Install (or reinstall: idempotent) the shipped package with its documentation for this user;
+    ``on_start`` is told the target folder before Macaulay2's installPackage (the long part) begins."""
     from m2bridge.bridge.session import find_m2
 
     exe = find_m2(m2)
     shipped = m2script(f"{PACKAGE_NAME}.m2")
     # installPackage copies the auxiliary files only where they are newer than the installed ones
     target = _installed_file(exe)
+    if on_start is not None:
+        on_start(str(target.parent))
     for stale in _stale(shipped, target):
         if stale != target:
             stale.unlink(missing_ok=True)
@@ -119,7 +126,7 @@ def script_header() -> str:
         "-- (M2 --script does not search the user's package folder by itself, so it is added here)\n"
         'm2bridgeUserPrefix = applicationDirectory() | "local/";\n'
         "prefixPath = prepend(m2bridgeUserPrefix, prefixPath);\n"
-        'path = prepend(m2bridgeUserPrefix | Layout#1#"packages", path);\n'
+        f"{SCRIPT_PATH_LINE}\n"
         f"if not (try (needsPackage {name}; true) else false) then (\n"
         f'    stderr << "this script needs the Macaulay2 package {PACKAGE_NAME}: '
         'run `m2bridge install-m2-package`" << endl;\n'

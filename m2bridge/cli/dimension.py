@@ -38,8 +38,17 @@ def cmd_dim(args: argparse.Namespace) -> int:
         else:
             print(f"m2bridge: no M2 script written: the {report['method']} method does not use Macaulay2",
                   file=sys.stderr)
-    emit(args, report.to_dict(), report.text)
+    emit(args, report.to_dict(), _with_skipped_reason(report))
     return 0
+
+
+def _with_skipped_reason(report: Any) -> str:
+    """The report's text, with ``--method all``'s exact line saying why it was not computed (JSON: ``skipped``)."""
+    skipped = report.get("methods", {}).get("exact", {}).get("skipped")
+    if report.get("method") != "all" or not skipped:
+        return report.text
+    first, *rest = report.text.split("\n")
+    return "\n".join([first, f"  exact    not computed: {skipped}", *rest])
 
 
 def cmd_figure1(args: argparse.Namespace) -> int:
@@ -89,11 +98,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_paper(args: argparse.Namespace) -> int:
+    import contextlib
+    import time
+
     from m2bridge.report.paper import write_report
 
     check_dir_path(args.out, "--out")
-    path = write_report(args.out)
-    print(f"report written to {path}")
+    t0 = time.perf_counter()
+    # with --json the report's progress goes to standard error: standard output is the JSON alone
+    with contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext():
+        path = Path(write_report(args.out))
+    files = sorted(str(f.relative_to(path.parent)) for f in path.parent.rglob("*") if f.is_file())
+    emit(args, {"report": str(path), "html": str(path.with_suffix(".html")), "folder": str(path.parent),
+                "files": files, "seconds": round(time.perf_counter() - t0, 1)}, f"report written to {path}")
     return 0
 
 
@@ -167,6 +184,7 @@ def register(sub: Any) -> None:
 
     p = add_command(sub, "paper", "reproduce the paper's computational claims into a report", "paper --out report")
     p.add_argument("--out", default="report", help="folder for report.md, report.html and figures (default report)")
+    p.add_argument("--json", action="store_true", help="print where the report and its files were written as JSON")
     p.set_defaults(func=cmd_paper)
 
 

@@ -23,15 +23,27 @@ from m2bridge.errors import M2BridgeError, M2MemoryLimit, M2NotFound
 def cmd_doctor(args: argparse.Namespace) -> int:
     from m2bridge.bridge.doctor import run_doctor
 
-    return run_doctor()
+    return run_doctor(as_json=args.json)
 
 
 def cmd_install_m2_package(args: argparse.Namespace) -> int:
-    from m2bridge.bridge.package import install_m2_package
+    import time
 
-    status = install_m2_package()
-    print(f"AttentionGeometry {status.describe()}: `needsPackage \"AttentionGeometry\"` and "
-          "`help lightningParametrization` work in any Macaulay2 session")
+    from m2bridge.bridge.package import SCRIPT_PATH_LINE, install_m2_package
+
+    def say(target: str) -> None:  # installPackage writes the documentation: 15-30 s without a word otherwise
+        print(f"m2bridge: installing the Macaulay2 package AttentionGeometry with its documentation into {target} "
+              "(Macaulay2's installPackage; about 15-30 s)...", file=sys.stderr, flush=True)
+
+    t0 = time.perf_counter()
+    status = install_m2_package(on_start=say)
+    data = {"installed": status.installed, "current": status.current, "installed_file": status.installed_file,
+            "shipped_file": status.shipped_file, "seconds": round(time.perf_counter() - t0, 1),
+            "script_line": SCRIPT_PATH_LINE}
+    emit(args, data, f"AttentionGeometry {status.describe()}: `needsPackage \"AttentionGeometry\"` and "
+         "`help lightningParametrization` work in any interactive Macaulay2 session; "
+         "`M2 --script FILE` skips your package folder (Macaulay2's -q), so such a script starts with\n"
+         f"  {SCRIPT_PATH_LINE}")
     return 0
 
 
@@ -115,6 +127,10 @@ def implicit_linear(args: argparse.Namespace) -> int:
         print(f"m2bridge: error: {stopped}", file=sys.stderr)
         return 2
     if trunc.interrupted is not None:
+        if trunc.interrupted.startswith("interrupted"):  # Ctrl-C: the degrees done are printed; exit as documented
+            print(f"m2bridge: {trunc.interrupted}: the result above covers degrees <= {trunc.max_degree}",
+                  file=sys.stderr)
+            return 130
         print(f"m2bridge: error: {trunc.interrupted}: the result above covers degrees <= {trunc.max_degree}; "
               "raise --timeout or lower --max-degree", file=sys.stderr)
         return 2
@@ -149,12 +165,14 @@ def components_command(fn_name: str) -> Callable[[argparse.Namespace], int]:
 
 def register(sub: Any) -> None:
     """Add this group's commands to the subparsers ``sub``."""
-    p = add_command(sub, "doctor", "check M2, the M2 package and Python packages", "doctor")
+    p = add_command(sub, "doctor", "check M2, the M2 package and Python packages", "doctor", "doctor --json")
+    p.add_argument("--json", action="store_true", help="print the checks as JSON")
     p.set_defaults(func=cmd_doctor)
 
     p = add_command(sub, "install-m2-package", "install the M2 package AttentionGeometry (with its documentation) "
                     "into your own Macaulay2, so that plain M2 sessions and exported scripts can load it",
-                    "install-m2-package", "doctor")
+                    "install-m2-package", "install-m2-package --json", "doctor")
+    p.add_argument("--json", action="store_true", help="print where it was installed as JSON")
     p.set_defaults(func=cmd_install_m2_package)
 
     p = add_command(sub, "implicit", "implicit equations of the neuromanifold (exact, one layer)",

@@ -7,11 +7,12 @@ import os
 import sys
 
 from m2bridge import __version__
+from m2bridge.bridge.doctor import with_way_out
 from m2bridge.bridge.memory import MEMORY_ENV
 from m2bridge.cli import dimension, exact, metric
 from m2bridge.cli.args import check_file_path, examples_epilog
 from m2bridge.deadline import Deadline
-from m2bridge.errors import M2BridgeError, RunTimeout
+from m2bridge.errors import M2BridgeError, M2NotFound, RunTimeout
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,6 +52,15 @@ def _timeout_way(args: argparse.Namespace) -> str | None:
     return _TIMEOUT_WAYS.get(args.command)
 
 
+_NO_M2_WAYS = {  # what each command can do without Macaulay2 (M2NotFound's message says --method numeric)
+    "dim": "`m2bridge dim --method numeric` works without it.",
+    "ed": "`--method monodromy` works without it for a cone given by one homogeneous equation (e.g. "
+          "m2bridge ed 'x*y - z^2' --method monodromy).",
+    "implicit": "`--max-degree K --no-certify` computes the ideal degree by degree without it (no closure degree).",
+}
+NO_M2_WAY = "This command needs it; `m2bridge dim --method numeric` works without it."
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -63,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     except RunTimeout as exc:  # the way out that this command has
         way = _timeout_way(args)
         print(f"m2bridge: error: {RunTimeout(exc.seconds, way) if way else exc}", file=sys.stderr)
+        return 2
+    except M2NotFound as exc:
+        print(f"m2bridge: error: {with_way_out(exc, _NO_M2_WAYS.get(args.command, NO_M2_WAY))}", file=sys.stderr)
         return 2
     except M2BridgeError as exc:
         print(f"m2bridge: error: {exc}", file=sys.stderr)

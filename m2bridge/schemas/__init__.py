@@ -2,7 +2,8 @@
 
 Every ``--json`` output is an object with ``schema_version`` and, for each result in it, a ``status`` from the
 vocabulary of :class:`m2bridge.results.Status` beside the human-readable ``certificate``. Commands that print rows
-(``compare``, ``figure3``) print an object holding them as ``rows``.
+(``compare``, ``figure3``) print an object holding them as ``rows``. ``doctor``, ``install-m2-package`` and ``paper``
+(:data:`SETUP_COMMANDS`) describe the installation or the report's files and carry no ``status``.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from typing import Any
 
 SCHEMA_VERSION = "1"
 COMMANDS = ("implicit", "singular", "critical", "fiber", "loss", "robust", "ed", "dim", "figure1", "figure3", "compare")
+SETUP_COMMANDS = ("doctor", "install-m2-package", "paper")  # about the installation or a report: no result status
 
 
 def schema(command: str) -> dict[str, Any]:
     """The JSON Schema of ``m2bridge COMMAND --json``."""
-    if command not in COMMANDS:
-        raise ValueError(f"no JSON schema for {command!r}: the commands with --json are {', '.join(COMMANDS)}")
+    if command not in COMMANDS + SETUP_COMMANDS:
+        raise ValueError(f"no JSON schema for {command!r}: the commands with --json are "
+                         f"{', '.join(COMMANDS + SETUP_COMMANDS)}")
     return json.loads(files(__name__).joinpath(f"{command}.json").read_text())
 
 

@@ -245,5 +245,9 @@ def field_formula(arch: AttentionNetwork) -> FormulaValue | None:
                 failed.append("x^r on every layer but the last")
             name, ref = "PCNN dimension", "Shahverdi, Marchetti, Kohn (2024): |k| - L + 1 for polynomial CNNs"
         span = arch.dims[-1] * comb(arch.dims[0] + arch.degree - 1, arch.degree)
-        return FormulaValue(name, min(k - len(specs) + 1, span), not failed, failed, ref)
+        value = k - len(specs) + 1
+        if not single:  # the same count with channels: parameters less the rescalings or channel gauges
+            value = arch.parameters - sum(layer.out_channels ** (2 if layer.degree == 1 else 1) for layer in specs[:-1])
+            ref += "; with channels: the parameters less the filter rescalings (x^r) or GL(C) (linear), a naive count"
+        return FormulaValue(name, min(value, span), not failed, failed, ref)
     return None

@@ -228,7 +228,9 @@ class AttentionNetwork:
         return f"{self.kind} dims={dims} ranks={ranks} t={self.tokens}" + (f" {extra}" if extra else "")
 
     def to_dict(self) -> dict:
-        out: dict[str, Any] = {"kind": self.kind, "family": self.family, "dims": list(self.dims)}
+        family = self.family  # 'kind' stays lightning/softmax for networks with attention
+        out: dict[str, Any] = {"kind": family if family not in ("lightning", "softmax") else self.kind,
+                               "family": family, "dims": list(self.dims)}
         if len(self.input_shape) > 1:
             out["input_shape"] = list(self.input_shape)
         if self.attention_only:

@@ -22,7 +22,7 @@ import numpy as np
 import sympy
 
 from m2bridge.exact.parametrization import Parametrization, one_token_form
-from m2bridge.layers import MLP
+from m2bridge.layers import MLP, Attention
 from m2bridge.layers.base import Dual
 from m2bridge.network import AttentionNetwork
 
@@ -36,6 +36,12 @@ def _names(arch: AttentionNetwork) -> list[tuple[int, str, list[list[str | int]]
             w, d, e = layer.width, layer.d_in, layer.d_out
             out.append((index, "W1", [[f"W{suffix}i_{i + 1}_{j + 1}" for j in range(d)] for i in range(w)]))
             out.append((index, "W2", [[f"W{suffix}o_{i + 1}_{j + 1}" for j in range(w)] for i in range(e)]))
+            continue
+        if not isinstance(layer, Attention):  # any other kind: its weight arrays free, as rows x (the rest)
+            for name, shape in layer.weight_shapes().items():
+                cols = int(np.prod(shape[1:]))
+                out.append((index, name, [[f"{name}{suffix}_{i + 1}_{j + 1}" for j in range(cols)]
+                                          for i in range(shape[0])]))
             continue
         a, d, e = layer.effective_rank, layer.d_in, layer.d_out
         for h in range(1, layer.heads + 1):
@@ -59,8 +65,9 @@ def _names(arch: AttentionNetwork) -> list[tuple[int, str, list[list[str | int]]
 
 def _layer_arrays(layer: Any, arrays: dict[str, list[list[Dual]]]) -> dict[str, np.ndarray]:
     """The weight arrays in the shape a layer kind's ``dual_forward`` reads."""
-    if isinstance(layer, MLP):
-        return {k: np.array(v, dtype=object) for k, v in arrays.items()}
+    if not isinstance(layer, Attention):
+        shapes = layer.weight_shapes()
+        return {k: np.array(v, dtype=object).reshape(shapes[k]) for k, v in arrays.items()}
     heads = range(1, layer.heads + 1)
     out = {"Q": np.array([arrays[f"Q{h}"] for h in heads], dtype=object),
            "K": np.array([arrays[f"K{h}"] for h in heads], dtype=object)}

@@ -162,8 +162,8 @@ class Conv(LayerKind):
                 raise ArchitectureError(f"an input of width {shape[0]} does not split into {c} channels")
             return replace(self, in_shape=(c, shape[0] // c))
         raise ArchitectureError(f"a {nd}-D convolution cannot read an input of shape {list(shape)}: give its "
-                                f"input shape ({'C, L' if nd == 1 else 'C, H, W'}), e.g. the network's input "
-                                f"[1, 4, 4] or in_shape=(1, 4, 4)")
+                                f"input shape ({'C, L' if nd == 1 else 'C, H, W'}): in={'1x9' if nd == 1 else '1x4x4'} "
+                                "in --layers, in_shape=(...) in Python, or the network file's \"input\"")
 
     def resolved(self, d_in: int) -> "Conv":
         return self.resolved_shape((d_in,))

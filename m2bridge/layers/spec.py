@@ -101,8 +101,8 @@ def _one(part: str) -> list[LayerKind]:
             raise ArchitectureError(f"--layers: in '{part}', the repeat must be at least 1x")
     if not words or words[0] not in _KINDS:
         kind = words[0] if words else ""
-        raise ArchitectureError(f"--layers: '{part}' must start with attn, mlp, block, dense, conv1d or conv2d "
-                                f"(got {kind!r}); " + HELP)
+        raise ArchitectureError(f"--layers: '{part}' must start with attn, mlp or block, or dense, conv1d, "
+                                f"conv2d (got {kind!r}); " + HELP)
     kind = _KINDS[words[0]]
     if kind in ("dense", "conv1d", "conv2d"):
         try:

@@ -1,0 +1,145 @@
+"""Dense polynomial networks (issue 74): dimensions against an independent sympy Jacobian and the field's theorems.
+
+The independent rank: the network written out in sympy in this file (not the package's layers), the Jacobian of
+its output coefficients with respect to the weights at a random integer point, its rank over QQ.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from math import comb
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy
+
+from m2bridge.exact.jacobian_qq import qq_jacobian_rank
+from m2bridge.formulas import expected_dimension, ktb_bound
+from m2bridge.layers import MLP, Attention, Dense
+from m2bridge.network import Network, polynomial_network
+from m2bridge.numeric.dimension import numeric_dimension
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def sympy_rank(widths: tuple[int, ...], r: int, seed: int = 1) -> int:
+    """Rank over QQ of d(output coefficients)/d(weights) of x -> W_L s(... s(W_1 x)), s = x^r, built in sympy."""
+    rng = np.random.default_rng(seed)
+    x = sympy.Matrix(sympy.symbols(f"x0:{widths[0]}"))
+    mats, symbols = [], []
+    for k, (a, b) in enumerate(zip(widths[:-1], widths[1:])):
+        m = sympy.Matrix(b, a, lambda i, j: sympy.Symbol(f"w{k}_{i}_{j}"))
+        mats.append(m)
+        symbols += list(m)
+    h = x
+    for k, m in enumerate(mats):
+        h = m * h
+        if k < len(mats) - 1:
+            h = h.applyfunc(lambda e: e ** r)
+    point = {s: int(v) for s, v in zip(symbols, rng.integers(-9, 10, size=len(symbols)))}
+    rows: dict[tuple, list] = {}
+    for col, s in enumerate(symbols):
+        for e, out in enumerate(h):
+            poly = sympy.Poly(sympy.expand(sympy.diff(out, s).subs(point)), *x)
+            for monom, c in poly.terms():
+                rows.setdefault((e, monom), [0] * len(symbols))[col] = c
+    return sympy.Matrix(list(rows.values())).rank()
+
+
+@pytest.mark.parametrize("widths, r", [((2, 2, 1), 2), ((3, 3, 1), 2), ((2, 3, 3, 2), 2), ((3, 2, 2), 3),
+                                       ((2, 3, 2), 1), ((3, 2, 3), 1)])
+def test_dimension_matches_an_independent_jacobian_and_is_proved(widths, r):
+    net = polynomial_network(widths, r)
+    res = numeric_dimension(net)
+    assert res.dimension == sympy_rank(widths, r)
+    assert res.status.value == "proved" and res.certain
+    assert qq_jacobian_rank(net).rank == res.dimension
+
+
+@pytest.mark.parametrize("widths, r, ktb, dim", [((2, 2, 1), 2, 3, 3), ((3, 3, 1), 2, 6, 6), ((2, 3, 3, 2), 2, 10, 10),
+                                                 ((3, 2, 2), 3, 8, 8)])
+def test_ktb_bound_is_checked_beside_the_computation(widths, r, ktb, dim):
+    """KTB: min(d_L + sum (d_(i-1) - 1) d_i, ambient), hand-evaluated here; met where not defective."""
+    count = widths[-1] + sum((a - 1) * b for a, b in zip(widths[:-1], widths[1:]))
+    ambient = widths[-1] * comb(widths[0] + r ** (len(widths) - 2) - 1, r ** (len(widths) - 2))
+    assert min(count, ambient) == ktb == ktb_bound(widths, (r,) * (len(widths) - 2) + (1,))[0]
+    net = polynomial_network(widths, r)
+    formula = expected_dimension(net)
+    assert formula.name == "KTB bound" and formula.value == ktb and not formula.naive
+    assert numeric_dimension(net).dimension == dim
+
+
+def test_alexander_hirschowitz_quartics_in_three_variables_fail_the_bound():
+    """(3, 5, 1), r = 4: sums of 5 fourth powers of ternary forms, the secant variety sigma_5(v_4(P^2)): expected
+    min(15, 15) = 15, actual 14 (Alexander-Hirschowitz). The independent rank says 14; so does the package, and
+    its formula line says the KTB bound (15) does not apply."""
+    assert sympy_rank((3, 5, 1), 4) == 14
+    net = polynomial_network((3, 5, 1), 4)
+    res = numeric_dimension(net)
+    assert res.dimension == 14 and res.status.value == "proved"
+    formula = expected_dimension(net)
+    assert formula.value == 15 and not formula.applies
+
+
+def test_quadrics_defect_is_the_orthogonal_group():
+    """r = 2, (3, 2, 1): sums of 2 squares in 3 variables, dimension w d - w (w - 1) / 2 = 5 < KTB's 6."""
+    net = polynomial_network((3, 2, 1), 2)
+    res = numeric_dimension(net)
+    assert res.dimension == sympy_rank((3, 2, 1), 2) == 5
+    assert res.fiber.explained.get("quadratic_orthogonal") == 1 and res.fiber.explained["neuron_scaling"] == 2
+
+
+def test_neuron_rescalings_are_the_fiber_of_a_generic_deep_network():
+    net = polynomial_network((2, 2, 2, 2), 2)  # KTB: 2 + 2 + 2 + 2 = 8 < ambient 2 * 5 = 10
+    res = numeric_dimension(net)
+    assert res.dimension == sympy_rank((2, 2, 2, 2), 2) == 8
+    assert res.fiber.explained["neuron_scaling"] == 4 and res.fiber.unexplained == 0
+
+
+def test_linear_network_is_the_rank_variety_by_its_gl_symmetry():
+    net = polynomial_network((3, 2, 3), 1)
+    res = numeric_dimension(net)
+    assert res.dimension == 2 * (3 + 3 - 2) and res.status.value == "proved"
+    assert net.label() == "linear network widths=3,2,3"
+
+
+def test_dense_layers_mix_with_attention_and_mlp():
+    for net in (Network([Attention(3, 2), Dense(3, 2), Dense(1)], tokens=2),
+                Network([Dense(4, 2), MLP(3, 2, d_out=1)], d_in=3)):
+        res = numeric_dimension(net)
+        assert res.certain and qq_jacobian_rank(net).rank == res.dimension
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "m2bridge.cli", *args], capture_output=True, text=True, timeout=300,
+                          cwd=ROOT)
+
+
+def test_cli_names_networks_without_attention():
+    out = _cli("dim", "--dims", "3", "--layers", "mlp w=3 r=2 out=3; mlp w=3 r=2 out=1", "--tokens", "1")
+    assert out.returncode == 0 and out.stdout.startswith("polynomial network") and "lightning" not in out.stdout
+    out = _cli("dim", "--dims", "3", "--layers", "dense w=3 r=2; dense w=1", "--tokens", "1")
+    assert out.stdout.startswith("polynomial network widths=3,3,1 r=2: dimension 6 (certified maximal)")
+
+
+def test_cli_pytorch_file_is_the_ah_exception_in_five_variables(tmp_path):
+    """{"input": [5], linear 14, x^4, linear 1}: sums of 14 fourth powers in 5 variables, 70 expected, 69 actual."""
+    path = tmp_path / "net.json"
+    path.write_text(json.dumps({"input": [5], "layers": [{"kind": "linear", "out_features": 14},
+                                                          {"kind": "power", "degree": 4},
+                                                          {"kind": "linear", "out_features": 1}]}))
+    out = _cli("dim", "--network", str(path), "--tokens", "1", "--json")
+    data = json.loads(out.stdout)
+    assert data["dimension"] == 69 and data["status"] == "proved" and data["family"] == "polynomial network"
+    assert data["parameters"] == 5 * 14 + 14
+
+
+@pytest.mark.parametrize("spec, words", [("dense r=2", "needs the output width"),
+                                         ("dense w=0", "positive"), ("dense w=3 q=2", "unknown option 'q'")])
+def test_bad_dense_specs_are_one_line_and_exit_2(spec, words):
+    out = _cli("dim", "--dims", "3", "--layers", spec, "--tokens", "1")
+    assert out.returncode == 2 and words in out.stderr and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1

@@ -2,12 +2,14 @@
 their parameters (:func:`find_start_pair`), and the trace test (:func:`verify_solution_completeness`).
 
 Monodromy: the solutions at the base parameters p0 are sent around loops p0 -> p1 -> p2 -> p0 through random complex
-parameter points (standard complex normal, independent of p0: on the ED system of an ellipse, 10 seeds took 34 loops
-in all to find its 4 solutions, against 70 for corners at p0 + |p0| N and 497 for p0 + N); a loop permutes the
-solutions of a generic fiber, so new ones appear (Duff, Hill, Jensen, Lee, Leykin and Sommars 2019). Loops are kept: every solution goes once through every loop, and a fresh loop is drawn
-only when no kept loop has a solution still to send. The search stops at a ``target`` count, after
-``max_loops_no_progress`` fresh loops in a row that found nothing (a heuristic stop: a lower bound, unless the trace
-test then verifies the set), at ``max_loops`` loops or at ``timeout``; :class:`MonodromySolveResult` says which.
+parameter points s N (N standard complex normal, s the root mean square of |p0|, at least 1: on the ED systems of six
+dense cubic threefolds, 56 loops in all found 267 solutions, where s = 1 took 239 loops to find 257 and p0 + s N 210
+loops; on those of 10 ellipses, 45 loops against 34 and 70); a loop permutes the solutions of a generic fiber, so new
+ones appear (Duff, Hill, Jensen, Lee, Leykin and Sommars 2019). Loops are kept: every solution goes once through every
+loop, and a fresh loop is drawn only when no kept loop has a solution still to send. The search stops at a ``target``
+count, after ``max_loops_no_progress`` fresh loops in a row that found nothing (a heuristic stop: a lower bound,
+unless the trace test then verifies the set), at ``max_loops`` loops or at ``timeout``; :class:`MonodromySolveResult`
+says which.
 
 The trace test (Leykin, Rodriguez and Sottile 2018): along a random complex line p0 + s v of parameters, the sum of a
 complete set of solutions is affine in s, where no solution escapes to infinity at a finite s (true when the
@@ -196,6 +198,7 @@ def monodromy_solve(system: PolynomialSystem, start_solutions: np.ndarray, start
     S = np.atleast_2d(np.asarray(start_solutions, dtype=complex))
     S = new_points(np.zeros((0, system.unknowns)), S, tol=SAME)
     conjugate = system.real_coefficients() and not np.any(p0.imag)
+    scale = max(1.0, float(np.sqrt(np.mean(np.abs(p0) ** 2)))) if system.n else 1.0
     loops: list[Loop] = []
     codes: dict[str, int] = {c.value: 0 for c in PathCode}
     paths, quiet = 0, 0
@@ -215,7 +218,8 @@ def monodromy_solve(system: PolynomialSystem, start_solutions: np.ndarray, start
             if len(loops) >= max_loops:
                 code = ReturnCode.MAX_LOOPS
                 break
-            corners = tuple(rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n) for _ in range(2))
+            corners = tuple(scale * (rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n))
+                            for _ in range(2))
             loop = Loop(corners)  # type: ignore[arg-type]
             loops.append(loop)
         X = S[loop.sent:]

@@ -103,6 +103,9 @@ def known_upper_bound(arch: AttentionNetwork) -> tuple[int, str] | None:
     span = mlp_span_dimension(arch)
     if span is None:
         return None
+    composite = linear_conv_span(arch)
+    if composite is not None and composite[0] < span:
+        return composite
     layer = arch.layer_specs[0]
     shallow = shallow_power_sum(arch)
     if shallow is not None or (arch.layers == 1 and layer.kind == "mlp" and layer.d_out == 1 and not layer.residual):
@@ -251,3 +254,23 @@ def field_formula(arch: AttentionNetwork) -> FormulaValue | None:
             ref += "; with channels: the parameters less the filter rescalings (x^r) or GL(C) (linear), a naive count"
         return FormulaValue(name, min(value, span), not failed, failed, ref)
     return None
+
+
+def linear_conv_span(arch: AttentionNetwork) -> tuple[int, str] | None:
+    """For linear convolutional networks: the composite of valid correlations is one valid correlation (filter
+    (k_2 - 1) s_1 + k_1 per axis, stride s_1 s_2, C_0 -> C_L channels), a linear space containing the image."""
+    from math import prod
+
+    specs = arch.layer_specs
+    if not all(layer.kind.startswith("conv") for layer in specs) or arch.degree != 1:
+        return None
+    kernel, stride = specs[0].kernel, specs[0].stride
+    for layer in specs[1:]:
+        if len(layer.kernel) != len(kernel):
+            return None
+        kernel = tuple((k2 - 1) * s1 + k1 for k1, k2, s1 in zip(kernel, layer.kernel, stride))
+        stride = tuple(a * b for a, b in zip(stride, layer.stride))
+    value = specs[0].in_channels * specs[-1].out_channels * prod(kernel)
+    return value, (f"the dimension of the valid correlations of {specs[0].in_channels} -> {specs[-1].out_channels} "
+                   f"channels with filters {'x'.join(map(str, kernel))} and strides {'x'.join(map(str, stride))}, "
+                   "which the composite of the layers is")

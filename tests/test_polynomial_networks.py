@@ -39,7 +39,8 @@ def sympy_rank(widths: tuple[int, ...], r: int, seed: int = 1) -> int:
         h = m * h
         if k < len(mats) - 1:
             h = h.applyfunc(lambda e: e ** r)
-    point = {s: int(v) for s, v in zip(symbols, rng.integers(-9, 10, size=len(symbols)))}
+    values = rng.integers(1, 30, size=len(symbols)) * rng.choice([-1, 1], size=len(symbols))  # nonzero
+    point = {s: int(v) for s, v in zip(symbols, values)}
     rows: dict[tuple, list] = {}
     for col, s in enumerate(symbols):
         for e, out in enumerate(h):

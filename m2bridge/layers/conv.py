@@ -1,5 +1,5 @@
 """Convolutional layers, 1-D and 2-D: valid correlations without bias, linear (LCN) or with activation x^r
-(polynomial CNN) (Mathematics, section 12).
+(polynomial CNN) (documentation: the guide page on the field's architectures).
 
 A token is the flattened input of shape (C_in, L) or (C_in, H, W) (channel first, as PyTorch); the layer maps it
 to (C_out, L') or (C_out, H', W'), ``L' = (L - k) // s + 1``, by

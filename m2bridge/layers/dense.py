@@ -1,4 +1,4 @@
-"""Dense layers with a polynomial activation: the layers of the field's polynomial networks (Mathematics, section 12).
+"""Dense layers with a polynomial activation: the layers of the field's polynomial networks (documentation: the guide page on the field's architectures).
 
 ``out = sigma(W z)`` token by token, ``W`` (d_out x d_in), ``sigma(x) = x^r`` entrywise (``r = 1``: linear, as
 on the last layer of a polynomial network). A polynomial network of widths (d_0, ..., d_L) and degree r is

@@ -142,3 +142,11 @@ def test_a_system_not_affine_in_its_parameters_asks_for_a_start_pair():
         find_start_pair(PolynomialSystem([x**2 - a**2, y - 1], [x, y], [a]))
     with pytest.raises(ValueError, match="square"):
         solve(PolynomialSystem([x, y, x + y], [x, y]))
+
+
+def test_a_search_out_of_time_says_so_and_claims_only_a_lower_bound():
+    system = ellipse_ed()
+    x0, p0 = find_start_pair(system, seed=3)
+    result = monodromy_solve(system, x0, p0, timeout=0.0, verify=False, seed=3)
+    assert result.return_code is ReturnCode.TIMEOUT and result.count == 1 and result.status is Status.LOWER_BOUND
+    assert "lower bound" in str(result) and "time limit" in result.certificate

@@ -144,3 +144,28 @@ def test_bad_dense_specs_are_one_line_and_exit_2(spec, words):
     out = _cli("dim", "--dims", "3", "--layers", spec, "--tokens", "1")
     assert out.returncode == 2 and words in out.stderr and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_cli_widths_and_degree_build_the_polynomial_network_without_tokens(tmp_path):
+    """--widths D0,...,DL --degree R is one line; a network without attention needs no --tokens (a file neither)."""
+    out = _cli("dim", "--widths", "3,5,1", "--degree", "4", "--json")
+    data = json.loads(out.stdout)
+    assert out.returncode == 0 and data["dimension"] == 14 and data["family"] == "polynomial network"
+    assert data["parameters"] == 3 * 5 + 5
+    path = tmp_path / "net.json"
+    path.write_text(json.dumps({"input": [3], "layers": [{"kind": "linear", "out_features": 3},
+                                                          {"kind": "power", "degree": 2},
+                                                          {"kind": "linear", "out_features": 1}]}))
+    assert json.loads(_cli("dim", "--network", str(path), "--json").stdout)["dimension"] == 6
+
+
+@pytest.mark.parametrize("args, words", [
+    (("--dims", "2,1", "--ranks", "2"), "attention needs the number of tokens: add --tokens"),
+    (("--dims", "3", "--layers", "attn a=2"), "add --tokens"),
+    (("--widths", "3,3,1", "--dims", "3"), "drop --dims"),
+    (("--dims", "2,1", "--ranks", "2", "--tokens", "2", "--degree", "2"), "--degree goes with --widths"),
+    (("--widths", "3,3,1", "--layers", "dense w=1"), "not several")])
+def test_cli_network_options_refuse_mixtures_in_one_line(args, words):
+    out = _cli("dim", *args)
+    assert out.returncode == 2 and words in out.stderr and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1

@@ -14,7 +14,8 @@ from m2bridge.bridge.memory import MEMORY_ENV, parse_size
 from m2bridge.errors import ArchitectureError, OutputPathError
 from m2bridge.layers.spec import HELP as LAYERS_HELP
 from m2bridge.layers.spec import load_network_file, parse_layers
-from m2bridge.network import AttentionNetwork, Network, make_architecture
+from m2bridge.layers import Attention
+from m2bridge.network import AttentionNetwork, Network, make_architecture, polynomial_network
 
 
 # ------------------------------------------------------------------ argument types
@@ -99,12 +100,19 @@ def add_architecture(p: argparse.ArgumentParser, softmax: bool = False) -> None:
     g.add_argument("--dims", type=int_list, metavar="D0,D1,...",
                    help="token widths d0,d1,...,dl (with --layers: the input width d0 alone)")
     g.add_argument("--ranks", type=int_list, metavar="A1,...", help="attention ranks a1,...,al")
-    g.add_argument("--tokens", required=True, type=positive_int, metavar="T", help="number of tokens t")
+    g.add_argument("--tokens", type=positive_int, metavar="T",
+                   help="number of tokens t (needed with attention; 1 for networks without attention)")
     g.add_argument("--layers", metavar="SPEC", help="attention and MLP layers, e.g. \"attn a=2 heads=2 skip; mlp w=8 "
                    "r=2 skip\" or \"2x block a=8 heads=2 w=48 r=2\" (" + LAYERS_HELP + ")")
-    g.add_argument("--network", metavar="FILE", help="the network as a JSON list of layers ({\"kind\": \"attention\" "
-                   "or \"mlp\", \"d_in\", \"d_out\", \"rank\", \"heads\", \"value_rank\", \"causal\", \"residual\", "
-                   "\"width\", \"degree\"}; omitted keys take the defaults)")
+    g.add_argument("--network", metavar="FILE", help="the network as a JSON list of layers ({\"kind\": \"attention\", "
+                   "\"mlp\", \"dense\", \"conv1d\" or \"conv2d\", \"d_in\", \"d_out\", \"rank\", \"heads\", ...}; omitted "
+                   "keys take the defaults), or PyTorch-style: {\"input\": [5], \"layers\": [{\"kind\": \"linear\", "
+                   "\"out_features\": 14}, {\"kind\": \"power\", \"degree\": 4}, ...]} (linear, conv1d, conv2d, power)")
+    g.add_argument("--widths", type=int_list, metavar="D0,...,DL",
+                   help="a polynomial network of these widths (dense layers; x^r on all but the last; see --degree)")
+    g.add_argument("--degree", type=int_list, metavar="R[,R...]",
+                   help="with --widths: the activation's degree r, one for every hidden layer or one per layer "
+                        "(default 2; 1: a linear network)")
     add_variants(g)
     if softmax:
         g.add_argument("--softmax", action="store_true", help="softmax attention (numeric only)")
@@ -144,28 +152,52 @@ def architecture(args: argparse.Namespace) -> AttentionNetwork:
     """The network of the command line: --dims/--ranks (attention only), --dims D0 --layers SPEC, or --network."""
     softmax, temperature = getattr(args, "softmax", False), getattr(args, "temperature", None)
     layers_text, network = getattr(args, "layers", None), getattr(args, "network", None)
-    if layers_text is None and network is None:
+    widths, degree = getattr(args, "widths", None), getattr(args, "degree", None)
+    given = [o for o, v in (("--layers", layers_text), ("--network", network), ("--widths", widths)) if v is not None]
+    if len(given) > 1:
+        raise ArchitectureError(f"give one of {', '.join(given)}, not several")
+    if degree is not None and widths is None:
+        raise ArchitectureError("--degree goes with --widths (a polynomial network); in --layers write 'dense w=W r=R'")
+    if not given:
         if args.dims is None or args.ranks is None:
-            raise ArchitectureError("give --dims and --ranks (attention layers), --dims D0 with --layers SPEC, or "
-                                    "--network FILE")
-        return make_architecture(args.dims, args.ranks, args.tokens, softmax, temperature, **variant_kwargs(args))
-    if layers_text is not None and network is not None:
-        raise ArchitectureError("give --layers or --network, not both")
-    option = "--layers" if layers_text is not None else "--network"
+            raise ArchitectureError("give --dims and --ranks (attention layers), --dims D0 with --layers SPEC, "
+                                    "--widths D0,...,DL (a polynomial network), or --network FILE")
+        return make_architecture(args.dims, args.ranks, _tokens(args, True), softmax, temperature,
+                                 **variant_kwargs(args))
+    option = given[0]
     used = attention_flags_used(args)
     if used:
         raise ArchitectureError(f"{', '.join(used)} describe(s) --dims/--ranks networks; with {option} put the "
                                 "options in the layers (heads=, b=, causal, skip)")
+    if widths is not None:
+        if args.dims is not None:
+            raise ArchitectureError("--widths gives every width, the input's first: drop --dims")
+        return polynomial_network(widths, degree[0] if degree and len(degree) == 1 else (degree or 2),
+                                  tokens=_tokens(args, False))
     if layers_text is not None:
         if args.dims is None or len(args.dims) != 1:
             raise ArchitectureError("--layers needs the input width alone: --dims D0 (e.g. --dims 16)")
-        return Network(parse_layers(layers_text), args.tokens, d_in=args.dims[0], softmax=softmax,
+        layers = parse_layers(layers_text)
+        return Network(layers, _tokens(args, _has_attention(layers)), d_in=args.dims[0], softmax=softmax,
                        temperature=temperature)
     layers = load_network_file(network)
     if args.dims is not None and len(args.dims) != 1:
         raise ArchitectureError("with --network, --dims may only give the input width d0 (the file has the rest)")
-    return Network(layers, args.tokens, d_in=args.dims[0] if args.dims else None, softmax=softmax,
-                   temperature=temperature)
+    return Network(layers, _tokens(args, _has_attention(layers)), d_in=args.dims[0] if args.dims else None,
+                   softmax=softmax, temperature=temperature)
+
+
+def _has_attention(layers: Any) -> bool:
+    return any(isinstance(layer, Attention) for layer in layers)
+
+
+def _tokens(args: argparse.Namespace, needed: bool) -> int:
+    """--tokens, which attention needs; a network without attention maps one token (a vector) by default."""
+    if args.tokens is not None:
+        return args.tokens
+    if needed:
+        raise ArchitectureError("attention needs the number of tokens: add --tokens T (e.g. --tokens 2)")
+    return 1
 
 
 def emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:

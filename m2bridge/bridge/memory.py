@@ -30,6 +30,23 @@ def machine_memory() -> int | None:
         return None
 
 
+def available_memory() -> int | None:
+    """Memory a new allocation can get without swapping, in bytes: MemAvailable of /proc/meminfo (Linux), else
+    psutil's estimate where psutil is installed, else None."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import psutil
+    except ImportError:
+        return None
+    return int(psutil.virtual_memory().available)
+
+
 def default_memory_limit() -> int | None:
     """``$M2BRIDGE_M2_MEMORY`` when set, else three quarters of the machine's memory."""
     env = os.environ.get(MEMORY_ENV)

@@ -47,8 +47,9 @@ _TIMEOUT_WAYS = {  # commands without a numeric path: how to make them fit
 
 def _timeout_way(args: argparse.Namespace) -> str | None:
     """How this command can fit its time limit: None for the default advice (the numeric path)."""
-    if args.command == "dim" and getattr(args, "method", None) == "numeric":
-        return "Raise --timeout, or give fewer --samples."
+    if args.command == "dim" and getattr(args, "method", None) != "exact":  # the numeric rank took the time
+        return ("Raise --timeout (a large Jacobian's rank takes minutes; its progress is shown on standard error), "
+                "or give fewer --samples; --method formula gives the paper's formula alone.")
     return _TIMEOUT_WAYS.get(args.command)
 
 

@@ -23,6 +23,41 @@ from m2bridge.deadline import CTRL_C
 from m2bridge.errors import ArchitectureError
 
 
+TRACKER_INDEX = "compiled._track_paths-*.nbi"  # numba's cache index of the compiled path tracker's main loop
+
+
+def tracker_cache_cold() -> bool:
+    """Whether numba's on-disk cache lacks the compiled path tracker (its first use then compiles it, ~20 s): no index
+    file newer than the tracker's source in the in-tree ``__pycache__``, ``$NUMBA_CACHE_DIR`` or the user's numba
+    cache, or the cache turned off (``M2BRIDGE_NUMBA_CACHE=0``). Looks at file names only: no numba import."""
+    import os
+    from pathlib import Path
+
+    if os.environ.get("M2BRIDGE_NUMBA_CACHE", "1") == "0":
+        return True
+    source = Path(__file__).resolve().parent.parent / "homotopy" / "compiled.py"
+    try:
+        changed = source.stat().st_mtime
+    except OSError:
+        return False
+    places = [source.parent / "__pycache__"]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        places = [Path(os.environ["NUMBA_CACHE_DIR"])]
+    places.append(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "numba")
+    for place in places:
+        for index in place.rglob(TRACKER_INDEX) if place.is_dir() else ():
+            if index.stat().st_mtime >= changed:
+                return False
+    return True
+
+
+def compile_notice() -> None:
+    """One line on standard error before a path-tracking command whose tracker numba has to compile first."""
+    if tracker_cache_cold():
+        print("m2bridge: numba's cache has no compiled path tracker yet: its first use compiles it (20-40 s, once "
+              "per install; `make setup` does it ahead)", file=sys.stderr, flush=True)
+
+
 def cmd_loss(args: argparse.Namespace) -> int:
     from m2bridge.metric.data import generate_dataset, load_dataset
     from m2bridge.metric.loss import check_loss_feasible, loss_report
@@ -36,6 +71,7 @@ def cmd_loss(args: argparse.Namespace) -> int:
         data = load_dataset(arch, args.data)
     else:
         data = generate_dataset(arch, args.samples, args.seed, noise=-1.0 if args.teacher == "noise" else args.noise)
+    compile_notice()
     with path_workers(args):
         report = loss_report(arch, data, seed=args.seed, runs=args.runs, timeout=args.timeout,
                              progress=not args.json, locus_seconds=args.locus_seconds,
@@ -67,6 +103,7 @@ def cmd_robust(args: argparse.Namespace) -> int:
     arch = architecture(args)
     clf = load_classifier(arch, args.weights) if args.weights else None
     X0 = load_input(arch, args.input) if args.input else None
+    compile_notice()
     with path_workers(args):
         report = robustness_report(arch, clf, X0, seed=args.seed, runs=args.runs, timeout=args.timeout,
                                    method=args.method)
@@ -90,6 +127,8 @@ def cmd_ed(args: argparse.Namespace) -> int:
 
     variables = [v.strip() for v in args.variables.split(",")] if args.variables else None
     data = [v.strip() for v in args.at.split(",")] if args.at else None
+    if args.method == "monodromy":
+        compile_notice()
     with path_workers(args):
         result = ed_degree(args.equations, variables, form=args.form, data=data, method=args.method,
                            seed_=args.seed, timeout=args.timeout)

@@ -9,8 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from m2bridge.bridge.memory import available_memory, size_text
 from m2bridge.network import AttentionNetwork
-from m2bridge.errors import ArchitectureError
+from m2bridge.errors import ArchitectureError, ProblemTooLarge
 from m2bridge.results import Status
 from m2bridge.formulas import FormulaValue, expected_dimension, known_upper_bound
 from m2bridge.numeric.jacobian import (FLOAT, Arithmetic, output_projection, projected_jacobian, random_inputs, random_weights,
@@ -153,6 +154,57 @@ def jacobian_entry_degree(arch: AttentionNetwork) -> int:
     return degree
 
 
+# Peak memory of one rank, in copies of the Jacobian (rows x weights, 8-byte entries), measured with ru_maxrss above
+# the interpreter with numpy: lightning (20,20) and (30,30) t=2 mod p 7.9 and 7.4 copies ((50,50): 4.16 GB at 60 s,
+# 7.7 copies: the caller's matrix, rank_mod's reduced copy, its index copies, the exact BLAS product's parts);
+# softmax (25,25) t=2 by float64 SVD 3.9
+RANK_COPIES = {"modp": 8, "float": 5}
+SHOW_PROGRESS_ENTRIES = 1_000_000  # a Jacobian this large takes seconds (1448 x 1200 mod p: 3 s on a busy core)
+
+
+def jacobian_shape(arch: AttentionNetwork, samples: int) -> tuple[int, int]:
+    """(rows, columns) of the projected Jacobian on ``samples`` inputs: c * t rows per input, one column a weight."""
+    return samples * min(arch.dims[-1], arch.tokens) * arch.tokens, arch.parameters
+
+
+def rank_memory(arch: AttentionNetwork, samples: int, method: str) -> int:
+    """Estimated peak bytes of one rank of the Jacobian on ``samples`` inputs (``method`` modp or float)."""
+    rows, cols = jacobian_shape(arch, samples)
+    return RANK_COPIES[method] * rows * cols * 8
+
+
+def check_memory(arch: AttentionNetwork, samples: int, method: str) -> None:
+    """Refuse, before allocating, a rank whose estimated memory passes what this machine has available."""
+    need, free = rank_memory(arch, samples, method), available_memory()
+    if free is None or need <= free:
+        return
+    rows, cols = jacobian_shape(arch, samples)
+    raise ProblemTooLarge(
+        f"the numeric rank of {arch.label()} needs about {size_text(need)} of memory (a {rows} x {cols} Jacobian "
+        f"{'mod p' if method == 'modp' else 'in float64'}, held about {RANK_COPIES[method]} times while it is reduced, "
+        f"on N={samples} inputs), more than the {size_text(free)} available: run it on a machine with more memory "
+        "(or free some), or take the paper's formula alone with --method formula")
+
+
+def _stage(arch: AttentionNetwork, n: int, method: str) -> Any:
+    """A transient rich spinner on standard error naming the step and its elapsed time, for Jacobians that take
+    seconds (else a context that shows nothing)."""
+    from contextlib import nullcontext
+
+    rows, cols = jacobian_shape(arch, n)
+    if rows * cols < SHOW_PROGRESS_ENTRIES:
+        return nullcontext()
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    what = "mod p" if method == "modp" else "(float64 SVD)"
+    text = f"dimension: rank of a {rows} x {cols} Jacobian {what}, ~{size_text(rank_memory(arch, n, method))}"
+    progress = Progress(SpinnerColumn(), TextColumn(text), TimeElapsedColumn(), console=Console(stderr=True),
+                        transient=True)
+    progress.add_task("rank", total=None)
+    return progress
+
+
 def numeric_dimension(arch: AttentionNetwork, method: str = "auto", samples: int | None = None,
                       seed: int = 0, prime: int = DEFAULT_PRIME, rtol: float | None = None,
                       fiber: bool = True, repeat: bool = False, max_doublings: int | None = None) -> NumericDimension:
@@ -184,9 +236,11 @@ def numeric_dimension(arch: AttentionNetwork, method: str = "auto", samples: int
     first = default_samples(arch)
     ambient = known_upper_bound(arch)
     for attempt in range(doublings + 1):
-        if attempt == 0 and n > first:  # a given N: its rank is certified by the first inputs' rows if they reach the bound
-            rank, weights, jac, cert, saturation = _rank_at(arch, n, seed, p, rtol, rows_of=first)
-            tangent = _fiber_tangent(arch, weights, jac, rank, p)
+        if attempt == 0 and n > first:
+            check_memory(arch, first, method)  # a given N: its rank is certified by the first inputs' rows if they reach the bound
+            with _stage(arch, first, method):
+                rank, weights, jac, cert, saturation = _rank_at(arch, n, seed, p, rtol, rows_of=first)
+                tangent = _fiber_tangent(arch, weights, jac, rank, p)
             if tangent.unexplained == 0:
                 result.certificate = CERTIFIED
                 result.rows_used = jac.shape[0]
@@ -195,8 +249,10 @@ def numeric_dimension(arch: AttentionNetwork, method: str = "auto", samples: int
                     f"({jac.shape[0]} rows): their rank already equals the parameters minus the dimension of the "
                     "known symmetries, and no set of rows has a larger rank than the whole")
                 break
-        rank, weights, jac, cert, saturation = _rank_at(arch, n, seed, p, rtol)
-        tangent = _fiber_tangent(arch, weights, jac, rank, p)
+        check_memory(arch, n, method)
+        with _stage(arch, n, method):
+            rank, weights, jac, cert, saturation = _rank_at(arch, n, seed, p, rtol)
+            tangent = _fiber_tangent(arch, weights, jac, rank, p)
         if tangent.unexplained < 0:
             result.notes.append(f"the rank {rank} exceeds the parameters minus the symmetries' dimension: "
                                 "numerical noise in the rank")

@@ -1,6 +1,7 @@
 """Every command's --json output validates against the JSON Schema shipped in the package, with ``schema_version``
 and a ``status`` from the one vocabulary beside each ``certificate``."""
 
+import argparse
 import json
 import subprocess
 import sys
@@ -9,7 +10,7 @@ import jsonschema
 import pytest
 
 from m2bridge.results import Status
-from m2bridge.schemas import COMMANDS, SCHEMA_VERSION, schema, validate
+from m2bridge.schemas import COMMANDS, SCHEMA_VERSION, SETUP_COMMANDS, schema, validate
 
 SMALL = ("--dims", "2,1", "--ranks", "2", "--tokens", "2")
 RUNS = {  # one small run of every command with --json (the loss and robust with few training runs)
@@ -69,5 +70,14 @@ def test_a_schema_refuses_output_without_status_or_with_a_word_outside_the_vocab
                    {**good, "ed_degree": {**count, "status": "exact"}}, {**good, "schema_version": "0"}):
         with pytest.raises(jsonschema.ValidationError):
             validate("loss", broken)
-    with pytest.raises(ValueError, match="the commands with --json are"):
-        schema("paper")
+    # every command of the parser has --json and a schema; a name that is no command (the paper's Figure 2 has
+    # none) is refused with the list of the commands that have one
+    from m2bridge.cli.main import build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    assert set(commands) == set(COMMANDS + SETUP_COMMANDS)
+    for name in commands:
+        assert schema(name)["type"] == "object", name
+    with pytest.raises(ValueError, match="the commands with --json are .*paper") as refused:
+        schema("figure2")
+    assert all(name in str(refused.value) for name in commands)

@@ -274,3 +274,101 @@ def linear_conv_span(arch: AttentionNetwork) -> tuple[int, str] | None:
     return value, (f"the dimension of the valid correlations of {specs[0].in_channels} -> {specs[-1].out_channels} "
                    f"channels with filters {'x'.join(map(str, kernel))} and strides {'x'.join(map(str, stride))}, "
                    "which the composite of the layers is")
+
+
+# ------------------------------------------------------------ generic ED degrees (metric questions, issue 74)
+
+
+def _truncated_product(a: dict, b: dict, tops: tuple[int, ...]) -> dict:
+    """The product of two polynomials in h_1..h_k (dicts exponent tuple -> integer) modulo h_j^(tops_j + 1)."""
+    out: dict = {}
+    for ea, ca in a.items():
+        for eb, cb in b.items():
+            e = tuple(x + y for x, y in zip(ea, eb))
+            if all(x <= t for x, t in zip(e, tops)):
+                out[e] = out.get(e, 0) + ca * cb
+    return out
+
+
+def segre_veronese_generic_ed_degree(dims: tuple[int, ...], degrees: tuple[int, ...] | None = None) -> int:
+    """The generic ED degree of the Segre-Veronese variety P^(n_1) x ... x P^(n_k) embedded by O(d_1, ..., d_k)
+    (``dims`` = (n_1, ..., n_k), ``degrees`` = (d_1, ..., d_k), all 1 by default: the Segre variety), by the formula
+    for a smooth projective variety X of dimension m in general position to the isotropic quadric (Draisma, Horobet,
+    Ottaviani, Sturmfels, Thomas 2016, Thm. 5.8): sum_i (-1)^i (2^(m + 1 - i) - 1) deg c_i(X), with
+    c(TX) = prod_j (1 + h_j)^(n_j + 1) and the hyperplane class H = sum_j d_j h_j. The generic ED degree of a
+    projective variety equals that of its dual (ibid., Thm. 5.2), so this also counts the duals (the symmetric
+    matrices of corank 1 for the Veronese v_2). A closed form to check computations against, never a result.
+
+    >>> segre_veronese_generic_ed_degree((1, 1)), segre_veronese_generic_ed_degree((2,), (2,))
+    (6, 13)
+    """
+    from math import comb
+
+    degrees = degrees or tuple(1 for _ in dims)
+    if len(degrees) != len(dims) or any(n < 0 for n in dims) or any(d < 1 for d in degrees):
+        raise ValueError("one degree >= 1 per factor P^n, n >= 0")
+    k, m, tops = len(dims), sum(dims), tuple(dims)
+    unit = tuple(0 for _ in dims)
+    chern: dict = {unit: 1}
+    for j, n in enumerate(dims):  # (1 + h_j)^(n + 1)
+        factor = {tuple(e if i == j else 0 for i in range(k)): comb(n + 1, e) for e in range(n + 1)}
+        chern = _truncated_product(chern, factor, tops)
+    hyper = {tuple(1 if i == j else 0 for i in range(k)): d for j, d in enumerate(degrees)}
+    total = 0
+    for i in range(m + 1):
+        part = {e: c for e, c in chern.items() if sum(e) == i}
+        for _ in range(m - i):
+            part = _truncated_product(part, hyper, tops)
+        total += (-1) ** i * (2 ** (m + 1 - i) - 1) * part.get(tops, 0)
+    return total
+
+
+def lcn_filters(arch: AttentionNetwork) -> list[int] | None:
+    """The filter sizes (k_1, ..., k_L) of a 1-D linear convolutional network with one channel per layer, else None."""
+    specs = arch.layer_specs
+    if not specs or arch.degree != 1 or any(layer.kind != "conv1d" for layer in specs):
+        return None
+    if any(layer.in_channels != 1 or layer.out_channels != 1 for layer in specs):
+        return None
+    return [layer.kernel[0] for layer in specs]
+
+
+def lcn_segre_ed_degree(arch: AttentionNetwork) -> FormulaValue | None:
+    """Shahverdi's count for a 1-D linear convolutional network (arXiv:2401.16613, abstract: "the number of all
+    complex critical points in the optimization of such a network is equal to the generic Euclidean distance degree
+    of a Segre variety"): for filters k = (k_1, ..., k_L), any strides and generic data, gEDdeg of the Segre variety
+    P^(k_1 - 1) x ... x P^(k_L - 1) (:func:`segre_veronese_generic_ed_degree`). None for other networks. It counts
+    critical points in the filters, up to their rescalings, whose function is not 0 (a zero filter makes the zero
+    function critical in the weights: (3, 2) has 10 + 1, (2, 2, 2) 34 + 2); in function space the count is the same only where the
+    parametrization is injective up to them (strides s_i >= k_i: the end-to-end filter is the Segre product itself),
+    and with stride 1 the image can fill its span (one critical point there). A claim to check, never a result."""
+    filters = lcn_filters(arch)
+    if filters is None:
+        return None
+    value = segre_veronese_generic_ed_degree(tuple(k - 1 for k in filters))
+    failed = [] if len(filters) >= 2 else ["at least two layers (one filter is a linear space: one critical point)"]
+    return FormulaValue("Segre gED", value, not failed, failed,
+                        "Shahverdi (arXiv:2401.16613): complex critical points of the loss of a 1-D LCN with generic "
+                        f"data = gEDdeg of the Segre variety P^{' x P^'.join(str(k - 1) for k in filters)}; checked "
+                        "against the nonzero critical points in the filters, up to their rescaling")
+
+
+def quadric_rank_ed_degrees(arch: AttentionNetwork) -> tuple[FormulaValue, FormulaValue] | None:
+    """For a polynomial network of widths (d, w, 1) and degree 2 with w < d (the quadratic forms of rank <= w, the
+    symmetric d x d matrices of rank <= w): the ED degree for the Frobenius (Bombieri-Weyl) inner product,
+    binom(d, w) (the spectral theorem: keep w of the d eigenvalues; Eckart-Young), and for w = d - 1 the generic ED
+    degree, that of the dual variety v_2(P^(d - 1)) (:func:`segre_veronese_generic_ed_degree`). None otherwise."""
+    from math import comb
+
+    shallow = shallow_power_sum(arch)
+    if shallow is None or shallow[1] != 2 or not shallow[2] < shallow[0]:
+        return None
+    d, _, w = shallow
+    frob = FormulaValue("Eckart-Young (Frobenius)", comb(d, w), True, [],
+                        f"symmetric {d} x {d} matrices of rank <= {w}, Frobenius = Bombieri-Weyl inner product on the "
+                        f"quadratic forms: binom({d}, {w}) critical points (spectral decomposition)")
+    failed = [] if w == d - 1 else [f"corank 1 (w = d - 1; here w = {w}): the dual is then the Veronese v_2(P^{d - 1})"]
+    generic = FormulaValue("dual Veronese gED", segre_veronese_generic_ed_degree((d - 1,), (2,)), not failed, failed,
+                           f"gEDdeg(v_2(P^{d - 1})) (DHOST16 Thm. 5.8), equal to that of its dual, the symmetric "
+                           f"matrices of corank >= 1 (Thm. 5.2)")
+    return frob, generic

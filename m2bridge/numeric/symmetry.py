@@ -22,13 +22,14 @@ caller, never assumed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace as dataclass_replace
 
 import numpy as np
 
 from m2bridge.network import AttentionNetwork
 from m2bridge.layers.attention import units
-from m2bridge.layers.base import TangentBuilder
+from m2bridge.layers.base import LayerKind, TangentBuilder
 from m2bridge.numeric.jacobian import Weights, unflatten_weights, weight_blocks
 from m2bridge.fields import ArrayField
 from m2bridge.numeric.blas import blas_threads
@@ -114,7 +115,7 @@ def symmetry_tangents(arch: AttentionNetwork, weights: Weights, prime: int | Non
         if layer.residual:
             continue
         j = next((m for m in range(i + 1, len(specs)) if not specs[m].residual), None)
-        if j is None:
+        if j is None or not _stream_changes(specs, i, j):
             continue
         for e in units(layer.d_out, tb.dtype):
             parts = {(i, name): block for name, block in layer.output_change(weights[i], e, tb).items()}
@@ -130,6 +131,15 @@ def symmetry_tangents(arch: AttentionNetwork, weights: Weights, prime: int | Non
         mat = np.array(cols, dtype=tb.dtype).T if cols else np.zeros((tb.total, 0), dtype=tb.dtype)
         out[name] = mat % prime if prime is not None else mat
     return out
+
+
+def _stream_changes(specs: Sequence[LayerKind], i: int, j: int) -> bool:
+    """Whether the stream from layer ``i``'s output to layer ``j`` (the next layer without skip connection; those
+    between share it) admits a change of basis GL(d): every layer on it absorbs one on each side it touches (none
+    next to an activation x^r or a convolution, which the network marks ``out_fixed``/``in_fixed``)."""
+    between = specs[i + 1:j]
+    return (specs[i].output_gauge and specs[j].input_gauge and not specs[i].out_fixed and not specs[j].in_fixed
+            and all(m.input_gauge and m.output_gauge and not (m.in_fixed or m.out_fixed) for m in between))
 
 
 def _layer_fibers(arch: AttentionNetwork, weights: Weights, tb: _Tangents) -> list[np.ndarray]:

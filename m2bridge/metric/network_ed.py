@@ -289,6 +289,6 @@ def network_ed_degree(arch: AttentionNetwork, form: str = "unit", parameters: bo
     if segre is not None and form == "generic":
         formulas.append(segre)
     quadrics = quadric_rank_ed_degrees(arch)
-    if quadrics is not None:
+    if quadrics is not None and form != "unit":  # each for its own form
         formulas.append(quadrics[0] if form == "bombieri-weyl" else quadrics[1])
     return NetworkED(arch.label(), form, r, param.ambient_dimension, count, crit, formulas, notes)

@@ -118,6 +118,25 @@ def _numeric(arch: AttentionNetwork, samples: int | None, seed: int, repeat: boo
     return out
 
 
+def _title(arch: AttentionNetwork, value: str, status: Status, seconds: float | None) -> str:
+    """'LABEL: VALUE, STATUS (S s)': the status left out where the value says it (a lower bound)."""
+    said = "" if status is Status.LOWER_BOUND else f", {status.label}"
+    return f"{arch.label()}: {value}{said}" + ("" if seconds is None else f" ({seconds:.2f} s)")
+
+
+def _exact_lines(arch: AttentionNetwork, res: dict[str, Any]) -> list[str]:
+    """The exact result's title and the line below it: its certificate and how it was computed."""
+    value, _, detail = res["headline"].partition(" (")  # 'dimension 5 (exact)', 'lower bound 7 ... (why)'
+    detail = detail[:-1] if detail.endswith(")") else detail
+    if res["m2_version"]:
+        how = f"{detail}: {res['how'].removeprefix('Macaulay2: ')} (M2 {res['m2_version']})"
+    else:
+        points = res.get("points_tried", 1)
+        where = "a rational point" if points == 1 else f"{points} rational points"
+        how = f"{detail} (rank over QQ at {where}, python-flint)"
+    return [_title(arch, value, Status(res["status"]), res["seconds"]), f"  {how}"]
+
+
 def dimension_report(arch: AttentionNetwork, method: str = "auto", samples: int | None = None, seed: int = 0,
                      timeout: float | None = None, repeat: bool = False, force: bool = False,
                      script_out: str | Path | None = None) -> DimensionReport:
@@ -145,19 +164,15 @@ def dimension_report(arch: AttentionNetwork, method: str = "auto", samples: int 
         method = picked = "exact" if exact_available(arch) else "numeric"
     if method == "exact":
         res = exact_row(arch, timeout, force, script_out, seed)
-        auto = " (picked by --method auto: one small lightning layer)" if picked else ""
-        points = res.get("points_tried", 1)
-        how = (f"M2 {res['m2_version']}" if res["m2_version"] else
-               f"rank over QQ at {'a rational point' if points == 1 else f'{points} rational points'}, python-flint")
+        auto = ["  exact picked by --method auto: one small lightning layer"] if picked else []
         written = bool(script_out) and res["m2_version"] is not None
         return _merge(base, res, method_picked=picked, m2_script_written=written,
-                      text=f"{arch.label()}: {res['headline']} (exact{auto}, {how}, {res['seconds']:.2f} s); {ftext}"
-                      + notes)
+                      text="\n".join([*_exact_lines(arch, res), f"  {ftext}", *auto]) + notes)
     if method == "numeric":
         res = _numeric(arch, samples, seed, repeat)
         text = res.pop("text")
         if picked:
-            text += "  [numeric picked by --method auto]"
+            text += "\n  numeric picked by --method auto"
         return _merge(base, res, method_picked=picked, text=text + notes)
     if method == "all":
         results: dict[str, Any] = {"numeric": _numeric(arch, samples, seed, repeat)}
@@ -174,9 +189,13 @@ def dimension_report(arch: AttentionNetwork, method: str = "auto", samples: int 
         status = (Status.UNRELIABLE if not agree else  # agreeing values: as sure as the surest of them
                   min(computed, key=list(Status).index) if computed else Status.NOT_COMPUTED)
         script = results["exact"].pop("m2_script", None)
-        lines = [f"{arch.label()}:"]
+        seconds = sum(v.get("seconds") or 0.0 for v in results.values())
+        value = f"lower bound {best} on the dimension" if status is Status.LOWER_BOUND else f"dimension {best}"
+        lines = [_title(arch, value, status, seconds)]
         if "exact" in values:
             lines.append(f"  exact    {results['exact']['headline']}")
+        elif results["exact"].get("skipped"):
+            lines.append(f"  exact    not computed: {results['exact']['skipped']}")
         lines.append(f"  numeric  {results['numeric']['headline']}")
         lines.append(f"  {ftext}")
         if not agree:

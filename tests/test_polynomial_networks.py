@@ -123,7 +123,8 @@ def test_cli_names_networks_without_attention():
     out = _cli("dim", "--dims", "3", "--layers", "mlp w=3 r=2 out=3; mlp w=3 r=2 out=1", "--tokens", "1")
     assert out.returncode == 0 and out.stdout.startswith("polynomial network") and "lightning" not in out.stdout
     out = _cli("dim", "--dims", "3", "--layers", "dense w=3 r=2; dense w=1", "--tokens", "1")
-    assert out.stdout.startswith("polynomial network widths=3,3,1 r=2: dimension 6 (certified maximal)")
+    assert out.stdout.startswith("polynomial network widths=3,3,1 r=2: dimension 6, proved (")
+    assert out.stdout.splitlines()[1] == "  certified maximal, 12 parameters"  # W1 3 x 3, W2 1 x 3
 
 
 def test_cli_pytorch_file_is_the_ah_exception_in_five_variables(tmp_path):

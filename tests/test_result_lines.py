@@ -6,13 +6,20 @@ candidate symmetry on a stream that has none (next to an activation x^r or a con
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
+from m2bridge import LightningAttention
+from m2bridge.dimension import dimension_report
 from m2bridge.layers.conv import Conv
 from m2bridge.layers.dense import Dense
 from m2bridge.layers.attention import Attention
 from m2bridge.network import Network, polynomial_network
+from m2bridge.numeric.dimension import numeric_dimension
 from m2bridge.numeric.jacobian import random_weights
 from m2bridge.numeric.symmetry import symmetry_tangents
 
@@ -32,3 +39,67 @@ def test_no_change_of_basis_is_offered_on_a_stream_that_has_none(net, between, p
     cols = symmetry_tangents(net, weights, prime)["between_layers"]
     assert cols.shape[1] == between
     assert all(np.abs(cols[:, j]).sum() > 0 for j in range(cols.shape[1]))  # no zero vector stands for a candidate
+
+
+# ------------------------------------------------------------------ the headline and the lines below it
+
+TITLE = re.compile(r"^(?P<label>.+?): (?P<value>dimension \d+|lower bound \d+ on the dimension|rank \d+)"
+                   r"(?:, (?P<status>proved|verified|heuristic|unreliable))? \((?P<seconds>\d+\.\d\d) s\)$")
+
+
+def _cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "m2bridge.cli", *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_a_numeric_result_reads_in_one_line_with_every_fact_below_it():
+    res = numeric_dimension(LightningAttention((3, 3, 3), (2, 2), 2))
+    first, *rest = str(res).splitlines()
+    m = TITLE.match(first)
+    assert m and m["label"] == "lightning dims=3,3,3 ranks=2,2 t=2" and m["value"] == "dimension 23"
+    assert m["status"] == res.status.value == "proved" and len(first) < 80
+    # 42 weights = 2 * 2 * 3 + 3 * 3 per layer; Eq. 14 for (3,3,3), (2,2): 23
+    assert rest[0] == "  certified maximal, 42 parameters"
+    assert rest[1].startswith(f"  exact rank mod p={res.prime}; ") and f"<= {res.error_bound:.2e}" in rest[1]
+    assert rest[2] == f"  sampled inputs N={res.samples}, seed=0" and rest[-1] == "  formula Eq. 14: 23"
+    assert all(line.startswith("  ") and len(line) < 160 for line in rest)
+
+
+def test_a_lower_bound_says_so_in_its_headline_with_the_reason_below():
+    res = numeric_dimension(LightningAttention((3, 3), 1, 2), samples=1, max_doublings=0)
+    first, second, *_ = str(res).splitlines()
+    m = TITLE.match(first)
+    assert m and m["value"] == "lower bound 3 on the dimension" and m["status"] is None  # the value says it
+    # 2 a d + d d' = 6 + 9 weights
+    assert second.startswith("  lower bound only, 15 parameters: the rank was still growing at N=1 inputs")
+
+
+def test_a_stable_rank_says_heuristic_and_why_with_the_unexplained_kernel():
+    res = numeric_dimension(LightningAttention((4, 4, 4), (1, 3), 2))
+    lines = str(res).splitlines()
+    assert TITLE.match(lines[0])["status"] == "heuristic" == res.status.value
+    assert lines[1].startswith("  stable under doubling, 64 parameters: rank unchanged when the samples were doubled")
+    assert f"  {64 - res.dimension - sum(res.fiber.explained.values())} kernel direction(s) not explained" in str(res)
+
+
+def test_the_exact_line_says_value_status_and_seconds_once(m2):
+    report = dimension_report(LightningAttention((2, 1), 2, 2), method="auto")
+    first, *rest = report.text.splitlines()
+    m = TITLE.match(first)
+    assert m and m["value"] == "dimension 5" and m["status"] == report["status"] == "proved"  # Cor. 3.3: 5
+    assert first.count("exact") == 0 and len(first) < 80
+    assert rest == ["  exact: rank of the Jacobian over the fraction field of the weight ring (M2 "
+                    f"{report['m2_version']})", "  formula Cor. 3.3: 5",
+                    "  exact picked by --method auto: one small lightning layer"]
+
+
+def test_dim_all_says_in_its_own_text_why_the_exact_line_is_missing():
+    arch = LightningAttention((3, 2), 2, 2)  # 2 * 2 * 3 + 6 = 18 weights: beyond the exact path
+    report = dimension_report(arch, method="all")
+    reason = report["methods"]["exact"]["skipped"]
+    lines = str(report).splitlines()
+    assert TITLE.match(lines[0])["value"] == "dimension 13"  # a(2d - a) + d d' - 1 = 8 + 6 - 1 (Cor. 3.3)
+    assert lines[1] == f"  exact    not computed: {reason}" and "beyond the exact path" in reason
+    cli = _cli("dim", "--dims", "3,2", "--ranks", "2", "--tokens", "2", "--method", "all")
+    assert cli.returncode == 0 and cli.stdout.splitlines()[1:] == lines[1:]
+    assert cli.stdout.count("not computed") == 1

@@ -38,17 +38,8 @@ def cmd_dim(args: argparse.Namespace) -> int:
         else:
             print(f"m2bridge: no M2 script written: the {report['method']} method does not use Macaulay2",
                   file=sys.stderr)
-    emit(args, report.to_dict(), _with_skipped_reason(report))
+    emit(args, report.to_dict(), report.text)
     return 0
-
-
-def _with_skipped_reason(report: Any) -> str:
-    """The report's text, with ``--method all``'s exact line saying why it was not computed (JSON: ``skipped``)."""
-    skipped = report.get("methods", {}).get("exact", {}).get("skipped")
-    if report.get("method") != "all" or not skipped:
-        return report.text
-    first, *rest = report.text.split("\n")
-    return "\n".join([first, f"  exact    not computed: {skipped}", *rest])
 
 
 def cmd_figure1(args: argparse.Namespace) -> int:

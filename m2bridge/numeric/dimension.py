@@ -97,15 +97,31 @@ class NumericDimension:
             return f"rank {self.dimension}, UNRELIABLE ({why})"
         return f"lower bound {self.dimension} on the dimension ({LOWER_BOUND}: {why})"
 
-    def __str__(self) -> str:
-        text = (f"{self.architecture.label()}: {self.headline()} of {self.parameters} parameters "
-                f"[{self.method_certificate()}; N={self.samples}, seed={self.seed}, {self.seconds:.2f} s]")
+    def title(self) -> str:
+        """The first line: 'LABEL: dimension N, STATUS (S s)' (a lower bound or an unreliable rank says so)."""
+        if self.certain:
+            value = f"dimension {self.dimension}"
+        else:
+            value = f"rank {self.dimension}" if not self.reliable else f"lower bound {self.dimension} on the dimension"
+        status = "" if self.status is Status.LOWER_BOUND else f", {self.status.label}"
+        return f"{self.architecture.label()}: {value}{status} ({self.seconds:.2f} s)"
+
+    def detail_lines(self) -> list[str]:
+        """The lines below the title: certificate (with why, unless certified), rank, samples, kernel, formula."""
+        why = ""
+        if self.notes and not (self.certificate == CERTIFIED and self.reliable):
+            why = ": " + self.notes[-1]
+        lines = [f"  {self.certificate}, {self.parameters} parameters{why}", f"  {self.method_certificate()}",
+                 f"  sampled inputs N={self.samples}, seed={self.seed}"]
         if self.fiber is not None and self.fiber.unexplained:
-            text += (f"; {self.fiber.unexplained} kernel direction(s) not explained by the known symmetries "
-                     f"({', '.join(f'{k} {v}' for k, v in self.fiber.explained.items()) or 'none'})")
+            lines.append(f"  {self.fiber.unexplained} kernel direction(s) not explained by the known symmetries "
+                         f"({', '.join(f'{k} {v}' for k, v in self.fiber.explained.items()) or 'none'})")
         if self.formula is not None:
-            text += "; " + self.formula.describe()
-        return text
+            lines.append("  " + self.formula.describe())
+        return lines
+
+    def __str__(self) -> str:
+        return "\n".join([self.title(), *self.detail_lines()])
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

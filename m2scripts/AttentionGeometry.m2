@@ -20,6 +20,7 @@ export {
     "singularRank",
     "rankOneLocus",
     "Candidates",
+    "KnownPoint",
     "criticalComponents",
     "fiberComponents",
     "lightningParametrization",

@@ -51,6 +51,20 @@ def test_candidates_are_tested_and_nothing_else_is_lost(m2):
         assert {",".join(c) for c in found} == {"x,y", "w,x,z"}, candidates
 
 
+def test_a_known_point_picks_the_rows_and_changes_nothing(m2):
+    """KnownPoint (a point of the variety) chooses the first rows by their rank there: the same components as
+    without it, for points on the whole variety or on the union's second component; a point off it is refused."""
+    m2.load_package()
+    m2.eval("Rk = QQ[x,y,z,w]; Ik = ideal(x^2 - y^2*z*w);", timeout=60)
+    for point in ("{1, 1, 1, 1}", "{4, 2, 2, 2}", "{0, 5, 0, 0}"):
+        found = m2.to_python(f"apply(singularComponents(Ik, KnownPoint => {point}), "
+                             "P -> sort apply(first entries gens trim P, toString))", timeout=120)
+        assert {",".join(c) for c in found} == {"x,y", "w,x,z"}, point
+    refused = m2.to_python('try (singularComponents(Ik, KnownPoint => {1, 0, 1, 1}); "ran") else "refused"',
+                           timeout=60)
+    assert refused == "refused"
+
+
 def _jacobian_rank_at(generators: list[sympy.Expr], coords: list[sympy.Symbol], point: dict) -> int:
     J = sympy.Matrix([[sympy.diff(g, y) for y in coords] for g in generators])
     return J.subs(point).rank()

@@ -176,7 +176,9 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
     # that the refinement saturates it away ((2,2): 430 s without, see the changelog)
     body = (_ideal_code(arch, field)[0] + "R1 = (coefficientRing R)[gens R];\ntoR1 = map(R1, R, vars R1);\n"
             + ("Z = toR1 rankOneLocus F;\n" if one_layer else "")
-            + f'sing = singularComponents(toR1 I, Strategy => "{strategy}"'
+            # a point of the closure (the image of random weights): the first rows are chosen by their rank there
+            + "kk = coefficientRing S;\npt = sub(F.matrix, random(kk^1, kk^(numgens S)));\n"
+            + f'sing = singularComponents(toR1 I, Strategy => "{strategy}", KnownPoint => pt'
             + (", Candidates => {Z}" if one_layer else "") + ");\n")
     if one_layer:
         result = ("{apply(sing, componentInfo), componentInfo Z, intersect(sing | {ideal 1_R1}) == Z, "

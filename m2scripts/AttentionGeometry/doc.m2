@@ -129,7 +129,9 @@ Key
   [singularComponents, Strategy]
   [singularComponents, Verbose]
   [singularComponents, Candidates]
+  [singularComponents, KnownPoint]
   Candidates
+  KnownPoint
 Headline
   the irreducible components of the singular locus of a prime ideal's variety
 Usage
@@ -143,6 +145,9 @@ Inputs
     report each refinement on stderr
   Candidates => List
     primes to test first: those inside the singular locus are kept and saturated away from every refinement
+  KnownPoint => Matrix
+    a point of V(I) (1 x n over the coefficient field, or a list), e.g. the image of random weights: the first
+    generators are chosen by their rank there, which is cheap, instead of over the fraction field of R/I
 Outputs
   :List
     of prime ideals: the components of the singular locus (none inside another)

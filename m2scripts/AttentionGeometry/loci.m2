@@ -12,33 +12,41 @@
 singularRank = method()
 singularRank(Matrix, Ideal) := ZZ => (J, P) -> rank sub(J, frac((ring P) / P))
 
--- c rows of J (one per generator) independent over the fraction field of R/P, lowest degrees first
-independentRows = (J, degs, P, c) -> (
-    JP := sub(J, frac((ring P) / P));
-    order := apply(sort apply(#degs, i -> {degs#i, i}), p -> p#1);
+-- c rows of J (one per generator) independent over the fraction field of R/P, lowest degrees first.  With pt, a
+-- point of V(P) (a 1 x n matrix over the coefficient field), the rows are first chosen by the rank at pt: rows
+-- independent at one point of V(P) are independent at its generic point (a minor nonzero at pt is not in P), and
+-- the rank over a field is cheap where the rank over frac(R/P) is not ((3,1): over two minutes for the first prime)
+greedyRows = (M, order, c) -> (
     rows := {};
-    scan(order, i -> if #rows < c and rank JP^(append(rows, i)) == #rows + 1 then rows = append(rows, i));
+    scan(order, i -> if #rows < c and rank M^(append(rows, i)) == #rows + 1 then rows = append(rows, i));
     rows)
+independentRows = (J, degs, P, c, pt) -> (
+    order := apply(sort apply(#degs, i -> {degs#i, i}), p -> p#1);
+    if pt =!= null then (
+        rows := greedyRows(sub(J, pt), order, c);
+        if #rows == c then return rows);
+    greedyRows(sub(J, frac((ring P) / P)), order, c))
 
 -- the components of {rank J < r} inside V(P0), J a matrix over ring P0 whose rows carry degrees degs: the
 -- refinement described above (for the singular locus J is the Jacobian of I, r = codim I, P0 = I)
 -- candidates: primes to test first; those where J has rank < r are kept, and every later refinement is saturated by
 -- them (what lies inside a kept component needs no further work), which prunes most of the refinement
 -- strategy "AllMinors": the minimal primes of P0 plus every r x r minor of J (the textbook route, for comparison)
-rankDropComponents = (J, degs, r, P0, candidates, strategy, verbose) -> (
+rankDropComponents = (J, degs, r, P0, candidates, strategy, verbose, point0) -> (
     if strategy === "AllMinors" then (
         every := trim(P0 + minors(r, J));
         if every == 1 then return {};
         return apply(decompose every, trim));
     if strategy =!= "Refine" then error "the strategy must be \"Refine\" or \"AllMinors\"";
     pending := {P0};
+    seen := {P0};  -- every prime queued so far: one reached by two paths is refined once ((2,2): 79 s -> 36 s mod p)
     found := select(candidates, Z -> singularRank(J, Z) < r);
     if verbose then stderr << "-- candidates kept: " << apply(found, Z -> (dim Z, degree Z)) << endl;
     while pending =!= {} do (
         P := first pending;
         pending = drop(pending, 1);
         if any(found, Q -> isSubset(Q, P)) then continue;  -- inside a component already found
-        rows := independentRows(J, degs, P, r);
+        rows := independentRows(J, degs, P, r, if P === P0 then point0 else null);
         if #rows < r then (
             if verbose then stderr << "-- kept: dim " << dim P << ", degree " << degree P << endl;
             found = append(found, P);
@@ -50,19 +58,33 @@ rankDropComponents = (J, degs, r, P0, candidates, strategy, verbose) -> (
         parts := minimalPrimes K;
         if verbose then stderr << "-- refined dim " << dim P << " by rows " << rows << ": "
             << apply(parts, Q -> (dim Q, degree Q)) << endl;
+        parts = select(parts, Q -> not any(found, Z -> isSubset(Z, Q)) and not any(seen, Q' -> Q' == Q));
+        seen = seen | parts;
         pending = pending | parts);
     found = select(found, P -> not any(found, Q -> Q != P and isSubset(Q, P)));
     kept := {};  -- the same prime reached by two paths: keep one
     scan(found, P -> if not any(kept, Q -> Q == P) then kept = append(kept, P));
     apply(kept, trim))
 
-singularComponents = method(Options => {Strategy => "Refine", Verbose => false, Candidates => {}})
+singularComponents = method(Options => {Strategy => "Refine", Verbose => false, Candidates => {}, KnownPoint => null})
 singularComponents Ideal := List => o -> I -> (
     if I == 0 then return {};  -- the whole space: smooth
     gs := first entries gens I;
     -- row i: the gradient of the i-th generator
     rankDropComponents(transpose jacobian matrix{gs}, apply(gs, f -> first degree f), codim I, I, o.Candidates,
-        o.Strategy, o.Verbose))
+        o.Strategy, o.Verbose, checkPoint(o.KnownPoint, I)))
+
+-- a point of V(I) as a 1 x n matrix over the coefficient field (given as a list or a matrix), or null; a point off
+-- V(I) could pick rows dependent on V(I), whose minors would not cut it down
+checkPoint = (pt, I) -> (
+    if pt === null then return null;
+    R := ring I;
+    kk := coefficientRing R;
+    m := if instance(pt, Matrix) then pt else matrix{apply(pt, v -> sub(v, kk))};
+    if numcols m != numgens R then error("expected a point with ", toString numgens R, " coordinates");
+    m = sub(m, kk);
+    if sub(gens I, m) != 0 then error "KnownPoint: expected a point of the variety of the ideal";
+    m)
 
 -- the closure of the image of the functions with rank A <= 1 and rank V <= 1 (paper, Thm. 3.4): F composed with
 -- A_h = u_h w_h^T (or Q_h, K_h of rank one) and V_h = c_h e_h^T, for every head h, then the kernel
@@ -94,8 +116,10 @@ criticalComponents = method(Options => {GenericRank => null, Strategy => "Refine
 criticalComponents RingMap := List => o -> F -> (
     jac := jacobian F.matrix;  -- column i: the gradient of the i-th coordinate
     r := if o.GenericRank =!= null then o.GenericRank else rank jac;
-    rankDropComponents(transpose jac, apply(first entries F.matrix, f -> first degree f), r, ideal(0_(ring jac)), {},
-        o.Strategy, o.Verbose))
+    -- the first prime is the whole weight space: any random point is a point of it
+    S := ring jac;
+    rankDropComponents(transpose jac, apply(first entries F.matrix, f -> first degree f), r, ideal(0_S), {},
+        o.Strategy, o.Verbose, random((coefficientRing S)^1, (coefficientRing S)^(numgens S))))
 
 fiberComponents = method()
 fiberComponents(RingMap, List) := List => (F, point) -> (

@@ -26,7 +26,8 @@ import numpy as np
 
 from m2bridge.network import AttentionNetwork
 from m2bridge.results import Status
-from m2bridge.witness.incidence import Incidence, cnormal, grow_witness_set, member, numerical_rank
+from m2bridge.witness.incidence import (Incidence, cnormal, grow_witness_set, member, numerical_rank,
+                                       track_ends)
 from m2bridge.witness.maps import PolynomialMap, coefficient_map, sampled_map
 from m2bridge.witness.result import CriticalComponent, NumericCriticalLocus
 
@@ -55,30 +56,35 @@ def seed_point(fmap: PolynomialMap, rho: int, rng: np.random.Generator, exclude:
     it converges less often, to points near them) and
     a.theta = 1 (C is a cone), from a random complex start."""
     n, m, c = fmap.n, fmap.m, fmap.n - rho
+
+    def jn(th: np.ndarray) -> np.ndarray:  # J / |J|: shrinking J does not lower the residual
+        J = fmap.jacobian(th)
+        return J / max(1e-300, float(np.linalg.norm(J)))
+
     N0, N1, a = cnormal(rng, n, c), cnormal(rng, n, rho), cnormal(rng, n)
     e = rho if exclude else 0
     P, Q = cnormal(rng, e, m), cnormal(rng, n, e)
     theta = cnormal(rng, n)
     theta /= a @ theta
     W = np.zeros((rho, c), dtype=complex)
-    core = P @ fmap.jacobian(theta) @ Q
+    core = P @ jn(theta) @ Q
     M = np.linalg.pinv(core) if e else np.zeros((0, 0), dtype=complex)
     sizes = [n, rho * c, e * e]
 
     def residual(th: np.ndarray, W: np.ndarray, M: np.ndarray) -> np.ndarray:
-        J = fmap.jacobian(th)
+        J = jn(th)
         return np.concatenate([(J @ (N0 + N1 @ W)).ravel(order="F"), (P @ J @ Q @ M - np.eye(e)).ravel(order="F"),
                                [a @ th - 1]])
 
     res = residual(theta, W, M)
     for _ in range(iterations):
         V = N0 + N1 @ W
-        J = fmap.jacobian(theta)
+        J = jn(theta)
         cols = []
         for j in range(n):
             dt = np.zeros(n, dtype=complex)
             dt[j] = h
-            dJ = (fmap.jacobian(theta + dt) - fmap.jacobian(theta - dt)) / (2 * h)
+            dJ = (jn(theta + dt) - jn(theta - dt)) / (2 * h)
             cols.append(np.concatenate([(dJ @ V).ravel(order="F"), (P @ dJ @ Q @ M).ravel(order="F"), [a[j]]]))
         D = np.zeros((len(res), sum(sizes)), dtype=complex)
         D[:, :n] = np.column_stack(cols)
@@ -97,12 +103,42 @@ def seed_point(fmap: PolynomialMap, rho: int, rng: np.random.Generator, exclude:
         theta, W, M, res = th2, W2, M2, res2
         if np.linalg.norm(res) < 1e-12 * max(1.0, float(np.abs(W).max(initial=0)), float(np.abs(M).max(initial=0))):
             break
-    J = fmap.jacobian(theta)
+    J = jn(theta)
     ok = np.abs(res[: m * c]).max(initial=0) < 1e-10 * max(1.0, float(np.abs(J).max()))
     return theta if ok else None
 
 
+def structured_points(fmap: PolynomialMap, rng: np.random.Generator) -> list[np.ndarray]:
+    """Random points with one weight matrix zero, and with one weight matrix of rank one (the blocks: the symbols'
+    names up to the first underscore, A1_1_2 -> A1), normalized to a random chart a.theta = 1."""
+    blocks: dict[str, list[int]] = {}
+    for j, s in enumerate(fmap.weights):
+        blocks.setdefault(str(s).split("_")[0], []).append(j)
+    points = []
+    for name, idx in blocks.items():
+        theta = cnormal(rng, fmap.n)
+        theta[idx] = 0
+        points.append(theta)
+        shape = _shape(fmap, idx)
+        if shape is not None and min(shape) > 1:
+            theta = cnormal(rng, fmap.n)
+            theta[idx] = np.outer(cnormal(rng, shape[0]), cnormal(rng, shape[1])).ravel()
+            points.append(theta)
+    return points
+
+
+def _shape(fmap: PolynomialMap, idx: list[int]) -> tuple[int, int] | None:
+    """The matrix shape of a block of symbols NAME_i_j (row-major), or None."""
+    try:
+        ij = [tuple(int(x) for x in str(fmap.weights[j]).split("_")[1:3]) for j in idx]
+    except ValueError:
+        return None
+    rows, cols = max(i for i, _ in ij), max(j for _, j in ij)
+    return (rows, cols) if len(ij) == rows * cols and ij == sorted(ij) else None
+
+
 def critical_locus_of_map(fmap: PolynomialMap, seeds: int = 8, seed: int = 0, timeout: float = 600.0, levels: int = 3,
+                          structure: bool = True,
                           check: PolynomialMap | None = None, label: str = "",
                           log: Callable[[str], None] | None = None) -> NumericCriticalLocus:
     """The components of the critical locus of ``fmap`` found from ``seeds`` random points (module docstring);
@@ -118,13 +154,18 @@ def critical_locus_of_map(fmap: PolynomialMap, seeds: int = 8, seed: int = 0, ti
     work: list[tuple] = []  # (incidence, system, slice, witness points, b0) per component
     failures: list[str] = []
     tried = 0
-    for i in range(seeds):
+    structured = structured_points(fmap, rng) if structure else []
+    candidates = [p for p in structured if sigma_ratio(fmap.jacobian(p), r) < DROP]
+    for i in range(len(candidates) + seeds):
         if time.monotonic() > deadline:
-            failures.append(f"time limit after {tried} of {seeds} seeds")
+            failures.append(f"time limit after {tried} of {len(candidates) + seeds} seeds")
             break
         tried += 1
-        target = max(0, r - 1 - (i % levels))
-        theta = seed_point(fmap, target, rng, exclude=i % levels > 0)
+        if i < len(candidates):
+            theta, target = candidates[i], -1
+        else:
+            target = max(0, r - 1 - ((i - len(candidates)) % levels))
+            theta = seed_point(fmap, target, rng, exclude=(i - len(candidates)) % levels > 0)
         if theta is None or sigma_ratio(fmap.jacobian(theta), r) > DROP:
             failures.append(f"seed {i}: Gauss-Newton did not reach a point of rank {target}")
             continue
@@ -155,11 +196,20 @@ def critical_locus_of_map(fmap: PolynomialMap, seeds: int = 8, seed: int = 0, ti
             failures.append(f"seed {i}: rank {rho}, dimension {k}: the seed is not a regular witness point "
                             f"(the incidence is not reduced there, or k is wrong)")
             continue
+        moved = track_ends(system, x1, b0, b0 + 0.3 * max(1.0, float(np.abs(b0).max())) * cnormal(rng, k))
+        if np.isnan(moved).any() or sigma_ratio(fmap.jacobian(moved[0, :fmap.n]), r) > DROP:
+            failures.append(f"seed {i}: rank {rho}, dimension {k}: moving the slice leaves the critical locus "
+                            f"(a singular point of the incidence: dimension {k} is not the component's)")
+            continue
         t0 = time.monotonic()
         X, trace, loops = grow_witness_set(system, x1[0], b0, fmap.n, rng, deadline)
         drops = [sigma_ratio(fmap.jacobian(x[:fmap.n]), r) for x in X]
         kept = X[np.array(drops) < DROP]
-        Jt = fmap.jacobian(theta)
+        at = kept[-1] if len(kept) else x1[0]  # a witness point: generic on the component, unlike a structured seed
+        k_at, _, tangent = inc.local_dimension(at)
+        if k_at != k:
+            failures.append(f"seed {i}: dimension {k} at the seed, {k_at} at a witness point")
+        Jt = fmap.jacobian(at[:fmap.n])
         image = numerical_rank(Jt @ tangent, scale=float(np.linalg.norm(Jt, 2)))[0] if tangent.size else 0
         status = Status.VERIFIED if trace is not None and trace.passed and len(kept) == len(X) else Status.LOWER_BOUND
         comp = CriticalComponent(dimension=k, degree=len(kept), degree_status=status, jacobian_rank=rho,

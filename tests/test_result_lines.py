@@ -7,8 +7,10 @@ candidate symmetry on a stream that has none (next to an activation x^r or a con
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -103,3 +105,69 @@ def test_dim_all_says_in_its_own_text_why_the_exact_line_is_missing():
     cli = _cli("dim", "--dims", "3,2", "--ranks", "2", "--tokens", "2", "--method", "all")
     assert cli.returncode == 0 and cli.stdout.splitlines()[1:] == lines[1:]
     assert cli.stdout.count("not computed") == 1
+
+
+# ------------------------------------------------------------------ Ctrl-C between two degrees keeps the degrees done
+# (3,2), a = 3: 36 coordinates, no linear equations, 45 quadrics (the 2 x 2 minors' representation, dimension 45):
+# HF = 1, 36, C(37, 2) - 45 = 621; degrees <= 3 take under a second, degree 4 about two more (one worker)
+SMALL32 = LightningAttention((3, 2), 3, 2)
+HF32 = [1, 36, 666 - 45]
+
+
+@pytest.mark.parametrize("stop_after", [1, 2])
+def test_ctrl_c_on_the_progress_line_keeps_the_degrees_done(sigint, stop_after):
+    """A real SIGINT sent from the progress line of degree k (after k is recorded, outside the solving)."""
+    import os
+
+    from m2bridge.exact.truncated import truncated_ideal
+
+    def progress(line: str) -> None:
+        if line.startswith(f"degree {stop_after}:"):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)  # the KeyboardInterrupt lands here, within the progress line
+
+    t0 = time.monotonic()
+    res = truncated_ideal(SMALL32, 4, progress=progress, partial_on_timeout=True)
+    assert time.monotonic() - t0 < 4  # stopped at the signal, not after degree 4
+    assert res.max_degree == stop_after and res.hilbert_function == HF32[:stop_after + 1]
+    assert res.interrupted == f"interrupted after degree {stop_after}" and res.status.value == "truncated"
+    assert len(res.degree_seconds) == stop_after and res.generator_degrees == ({2: 45} if stop_after == 2 else {})
+    # without partial_on_timeout the interrupt is the caller's
+    with pytest.raises(KeyboardInterrupt):
+        truncated_ideal(SMALL32, 4, progress=progress)
+
+
+@pytest.mark.parametrize("seen, delay", [("degree 1:", 0.0), ("degree 1:", 0.05), ("degree 2:", 0.0),
+                                         ("degree 3:", 0.0), ("degree 3:", 0.3)])
+def test_sigint_at_several_moments_of_implicit_max_degree_prints_the_degrees_done(sigint, seen, delay):
+    proc = subprocess.Popen([sys.executable, "-m", "m2bridge.cli", "implicit", "--dims", "3,2", "--ranks", "3",
+                             "--tokens", "2", "--max-degree", "4", "--no-certify", "--workers", "1", "--verbose"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint)
+    try:
+        deadline, err = time.monotonic() + 240, ""
+        while seen not in err:
+            assert time.monotonic() < deadline and proc.poll() is None, err
+            err += proc.stderr.readline()
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        out, rest = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    done = int(seen.split()[1].rstrip(":"))
+    if proc.returncode == 0:  # the signal came after the last degree: the whole result
+        assert "truncated at degree 4" in out, (out, rest)
+        return
+    assert proc.returncode == 130, (out, rest)
+    got = int(re.search(r"truncated at degree (\d)", out)[1])
+    assert done <= got < 4 and f"covers degrees <= {got}" in rest and "error" not in rest, (out, rest)
+    assert f"Hilbert function {HF32[:got + 1]}"[:-1] in out  # the degree-3 value, when kept, is not derived here
+
+
+def test_the_teaching_guide_gives_the_line_a_script_needs_for_the_users_package_folder():
+    from pathlib import Path
+
+    from m2bridge.bridge.package import SCRIPT_PATH_LINE
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "guide" / "teaching.md").read_text()
+    assert f"```m2\n{SCRIPT_PATH_LINE}\nneedsPackage \"AttentionGeometry\";\n```" in page
+    assert "`M2 --script`\nimplies Macaulay2's `-q`" in page

@@ -58,8 +58,9 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
     """Dimensions, Hilbert function and minimal generator counts of the closure's ideal up to ``max_degree``
     (the generators themselves with ``generators=True``); ``symmetry=False`` solves every block.
 
-    ``partial_on_timeout``: a :class:`~m2bridge.errors.RunTimeout` or Ctrl-C during degree k returns the
-    result through degree k - 1, with ``interrupted`` saying why (raised again when nothing was done).
+    ``partial_on_timeout``: a :class:`~m2bridge.errors.RunTimeout` or Ctrl-C returns the degrees recorded whole
+    before it, wherever it lands (in a degree's blocks, its progress line, between degrees, in the representations:
+    then none), with ``interrupted`` saying why (raised again when no degree was done).
     ``time_limit`` (seconds) stops the same way, keeping in ``partial_degree`` (degree, estimated seconds for
     all of it, share of its work done) what it knows of the unfinished degree.
 
@@ -101,76 +102,103 @@ def truncated_ideal(arch: AttentionNetwork, max_degree: int, field: str = "QQ", 
     hilbert, ideal_dims, gen_counts, gen_weights = [1], [0], {}, {}
     gens_out: dict[int, list[Vector]] | None = {} if generators else None
     lower: Degree | None = None
-    total_blocks = total_solved = 0
+    block_counts: list[tuple[int, int]] = []  # per degree: weight blocks, blocks solved (one per orbit)
     interrupted, degree_seconds, partial = None, [], None
-    finished = False
-    try:
-        for k in range(1, max_degree + 1):
-            tk = time.perf_counter()
-            try:
-                level = Degree(k, n, weight_arr, syms)
-                with tqdm(total=len(level.representatives), desc=f"degree {k} blocks", disable=not bar,
-                          leave=False, delay=2.0) as blocks:
-                    dim_ideal, gens_k, kept, new_in = solve_degree(level, lower, pullback, linear, weights,
-                                                                    generators, stop_at, pool, spec, blocks,
-                                                                    values)
-            except Stopped as exc:
-                spent = time.perf_counter() - tk
-                estimate = spent - exc.solving + (exc.solving / exc.done if exc.done > 0.02 else exc.solving * 50)
-                interrupted, partial, max_degree = f"time limit reached in degree {k}", (k, estimate, exc.done), k - 1
-                break
-            except (RunTimeout, KeyboardInterrupt) as exc:
-                if not partial_on_timeout or k == 1:
-                    raise
-                interrupted = (f"time limit reached in degree {k}" if isinstance(exc, RunTimeout)
-                               else f"interrupted in degree {k}")
-                max_degree = k - 1
-                break
-            degree_seconds.append(time.perf_counter() - tk)
-            total_blocks += len(level.weight)
-            total_solved += len(level.representatives)
-            total = len(level.combos)
-            hilbert.append(total - dim_ideal)
-            ideal_dims.append(dim_ideal)
-            if gens_k:
-                gen_counts[k] = gens_k
-                if group.weights:
-                    gen_weights[k] = level.torus_weights(new_in, group)
-            if gens_out is not None and kept:
-                gens_out[k] = sorted(kept, key=lambda v: sorted(v))
-            for mono in [m for m in cache if len(m) < k]:  # keep degree k for the next products
-                if mono:
-                    del cache[mono]
-            lower = level
-            if progress is not None:
-                progress(f"degree {k}: {dim_ideal} in the ideal, {gens_k} new generators, "
-                         f"{time.perf_counter() - t0:.1f} s")
-        finished = interrupted is None
-    finally:
-        if pool is not None:  # at once after a time limit, Ctrl-C or an error, dropping queued blocks
-            pool.close(wait=finished)
-    notes = [f"peak memory {peak_memory_mb():.0f} MiB (the largest of this process and its finished workers)"]
-    if pool is not None and pool.used:
-        notes.append(f"blocks of degrees with at least {block_engine.PARALLEL_MIN_BLOCKS} of them solved by {pool.where}")
-    if values is not None:
-        notes.append("each block first tried without expanding its monomials: no equation in it when their values at "
-                     f"random points have full rank mod {values.prime}")
-    if syms:
-        notes.append("blocks exchanged by the coordinate symmetries (" + "; ".join(s for s, _ in syms)
-                     + ") were solved once per orbit")
-    if field != "QQ":
-        notes.append(f"over {field}: the closure of the image mod p; its ideal dimensions are at least those over QQ")
+    notes: list[str] = []
     reps, failures = None, {}
-    if group.factors:
-        reps = {}
-        for k, character in gen_weights.items():
-            try:
-                reps[k] = decompose(character, k)
-            except NotAModule as exc:
-                failures[k] = str(exc)
+    done, running = 0, None  # degrees recorded whole (a Ctrl-C anywhere keeps exactly these); the degree under way
+    try:
+        finished = False
+        try:
+            for k in range(1, max_degree + 1):
+                running = k
+                try:
+                    tk = time.perf_counter()
+                    try:
+                        level = Degree(k, n, weight_arr, syms)
+                        with tqdm(total=len(level.representatives), desc=f"degree {k} blocks", disable=not bar,
+                                  leave=False, delay=2.0) as blocks:
+                            dim_ideal, gens_k, kept, new_in = solve_degree(level, lower, pullback, linear, weights,
+                                                                            generators, stop_at, pool, spec, blocks,
+                                                                            values)
+                    except Stopped as exc:
+                        spent = time.perf_counter() - tk
+                        rest = exc.solving / exc.done if exc.done > 0.02 else exc.solving * 50
+                        estimate = spent - exc.solving + rest
+                        interrupted, partial = f"time limit reached in degree {k}", (k, estimate, exc.done)
+                        break
+                    degree_seconds.append(time.perf_counter() - tk)
+                    block_counts.append((len(level.weight), len(level.representatives)))
+                    hilbert.append(len(level.combos) - dim_ideal)
+                    ideal_dims.append(dim_ideal)
+                    if gens_k:
+                        gen_counts[k] = gens_k
+                        if group.weights:
+                            gen_weights[k] = level.torus_weights(new_in, group)
+                    if gens_out is not None and kept:
+                        gens_out[k] = sorted(kept, key=lambda v: sorted(v))
+                    done = k  # degree k is recorded: what follows may be interrupted without losing it
+                    for mono in [m for m in cache if len(m) < k]:  # keep degree k for the next products
+                        if mono:
+                            del cache[mono]
+                    lower = level
+                    if progress is not None:
+                        progress(f"degree {k}: {dim_ideal} in the ideal, {gens_k} new generators, "
+                                 f"{time.perf_counter() - t0:.1f} s")
+                except (RunTimeout, KeyboardInterrupt) as exc:  # anywhere in degree k, its progress line included
+                    if not partial_on_timeout or done == 0:
+                        raise
+                    interrupted = _stop_reason(exc, k, done)
+                    break
+            running = None
+            finished = interrupted is None
+        finally:
+            if pool is not None:  # at once after a time limit, Ctrl-C or an error, dropping queued blocks
+                pool.close(wait=finished)
+        notes.append(f"peak memory {peak_memory_mb():.0f} MiB (the largest of this process and its finished workers)")
+        if pool is not None and pool.used:
+            notes.append(f"blocks of degrees with at least {block_engine.PARALLEL_MIN_BLOCKS} of them solved by "
+                         f"{pool.where}")
+        if values is not None:
+            notes.append("each block first tried without expanding its monomials: no equation in it when their values "
+                         f"at random points have full rank mod {values.prime}")
+        if syms:
+            notes.append("blocks exchanged by the coordinate symmetries (" + "; ".join(s for s, _ in syms)
+                         + ") were solved once per orbit")
+        if field != "QQ":
+            notes.append(f"over {field}: the closure of the image mod p; its ideal dimensions are at least those "
+                         "over QQ")
+        if group.factors:
+            reps = {}
+            for k, character in gen_weights.items():
+                if k > done:
+                    continue
+                try:
+                    reps[k] = decompose(character, k)
+                except NotAModule as exc:
+                    failures[k] = str(exc)
+    except (RunTimeout, KeyboardInterrupt) as exc:  # between two degrees, or in the notes and representations
+        if not partial_on_timeout or done == 0:
+            raise
+        reps, failures = None, {}  # a degree missing from the representations would read "not a module"
+        interrupted = interrupted or _stop_reason(exc, running or done, done)
+    # only the degrees recorded whole: a stop between a degree's parts leaves none of them half-written
+    max_degree = done
+    hilbert, ideal_dims, degree_seconds = hilbert[:done + 1], ideal_dims[:done + 1], degree_seconds[:done]
+    gen_counts = {k: v for k, v in gen_counts.items() if k <= done}
+    gen_weights = {k: v for k, v in gen_weights.items() if k <= done}
+    if gens_out is not None:
+        gens_out = {k: v for k, v in gens_out.items() if k <= done}
+    total_blocks, total_solved = (sum(c[i] for c in block_counts[:done]) for i in (0, 1))
     return TruncatedIdeal(arch, max_degree, n, hilbert, ideal_dims, gen_counts, total_blocks, total_solved,
                           [s for s, _ in syms], weight_arr.shape[1], time.perf_counter() - t0, field,
                           gens_out, notes=notes, interrupted=interrupted, degree_seconds=degree_seconds,
                           partial_degree=partial, group=group, generator_weights=gen_weights,
                           representations=reps, representation_failures=failures)
 
+
+
+def _stop_reason(exc: BaseException, degree: int, done: int) -> str:
+    """'interrupted in degree k' (or 'time limit reached ...'), or '... after degree k' when degree k was recorded."""
+    word = "time limit reached" if isinstance(exc, RunTimeout) else "interrupted"
+    return f"{word} in degree {degree}" if degree > done else f"{word} after degree {done}"

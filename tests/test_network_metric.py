@@ -111,3 +111,32 @@ def test_parameter_points_refuse_past_their_path_limit():
 def test_an_unknown_form_is_refused(m2):
     with pytest.raises(ArchitectureError, match="unknown form"):
         network_ed_degree(polynomial_network((2, 2, 1), 2), "euclid", m2=m2, timeout=LIMIT)
+
+
+def _cli(*args: str):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    return subprocess.run([sys.executable, "-m", "m2bridge.cli", *args], capture_output=True, text=True,
+                          timeout=300, cwd=Path(__file__).resolve().parent.parent)
+
+
+def test_ed_takes_a_network_on_the_command_line():
+    """Sums of two squares in three variables under the Frobenius (Bombieri-Weyl) form: Eckart-Young's binom(3, 2)."""
+    import json
+
+    from m2bridge.schemas import validate
+
+    out = _cli("ed", "--widths", "3,2,1", "--degree", "2", "--form", "bombieri-weyl", "--json")
+    data = json.loads(out.stdout)
+    assert out.returncode == 0 and data["ed_degree"]["value"] == 3 and data["status"] == "verified"
+    validate("ed", data)
+
+
+@pytest.mark.parametrize("args, words", [((), "give the variety's equations"),
+                                         (("x^2 + y^2 - 1", "--widths", "2,1"), "not both"),
+                                         (("x^2 + y^2 - 1", "--form", "bombieri-weyl"), "are for networks")])
+def test_ed_refuses_equations_and_network_mixed_in_one_line(args, words):
+    out = _cli("ed", *args)
+    assert out.returncode == 2 and words in out.stderr and "Traceback" not in out.stderr

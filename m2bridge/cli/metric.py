@@ -122,9 +122,29 @@ def cmd_robust(args: argparse.Namespace) -> int:
     return 130 if report.stopped == CTRL_C else 0
 
 
+def _network_given(args: argparse.Namespace) -> bool:
+    return any(getattr(args, name, None) is not None for name in ("dims", "layers", "network", "widths"))
+
+
 def cmd_ed(args: argparse.Namespace) -> int:
     from m2bridge.metric.ed import ed_degree
 
+    if _network_given(args):
+        if args.equations or args.variables or args.at or args.method != "exact":
+            raise ArchitectureError("give equations or a network, not both (a network's ED degree takes --form, "
+                                    "--in-weights, --seed and --timeout; --variables, --at and --method are for "
+                                    "equations)")
+        from m2bridge.metric.network_ed import network_ed_degree
+
+        result = network_ed_degree(architecture(args), form=args.form, parameters=args.in_weights, seed=args.seed,
+                                   timeout=args.timeout)
+        emit(args, result.to_dict(), str(result))
+        return 0
+    if not args.equations:
+        raise ArchitectureError("give the variety's equations (e.g. m2bridge ed 'x^2 + y^2 - 1') or a network "
+                                "(--dims/--ranks/--tokens, --widths, --layers or --network)")
+    if args.in_weights or args.form == "bombieri-weyl":
+        raise ArchitectureError("--in-weights and --form bombieri-weyl are for networks (--widths, --layers, ...)")
     variables = [v.strip() for v in args.variables.split(",")] if args.variables else None
     data = [v.strip() for v in args.at.split(",")] if args.at else None
     if args.method == "monodromy":
@@ -204,12 +224,20 @@ def register(sub: Any) -> None:
     p = add_command(sub, "ed", "the Euclidean distance degree of any variety given by equations, and the critical "
                     "points of the distance from a point",
                     "ed 'x^2 + y^2 - 1'", "ed 'x^2 + y^2 - 1' --form generic",
-                    "ed 'a*d - b*c' --variables a,b,c,d --method monodromy --at 1,2,3,4 --json")
-    p.add_argument("equations", nargs="+", metavar="EQUATION", help="polynomial equations of the variety (x^2 or x**2)")
+                    "ed 'a*d - b*c' --variables a,b,c,d --method monodromy --at 1,2,3,4 --json",
+                    "ed --widths 3,2,1 --degree 2 --form bombieri-weyl",
+                    "ed --layers 'conv1d k=2 s=2; conv1d k=2' --dims 4 --form generic --in-weights")
+    p.add_argument("equations", nargs="*", metavar="EQUATION",
+                   help="polynomial equations of the variety (x^2 or x**2); or give a network instead")
     p.add_argument("--variables", metavar="X,Y,...", help="the variables in order (default: those of the equations, "
                    "sorted by name)")
-    p.add_argument("--form", choices=["unit", "generic"], default="unit",
-                   help="the distance: unit (Euclidean, default) or generic (a random positive definite form)")
+    p.add_argument("--form", choices=["unit", "generic", "bombieri-weyl"], default="unit",
+                   help="the distance: unit (Euclidean, default), generic (a random positive definite form), or, for "
+                        "a network, bombieri-weyl (the coefficient of x^a weighted by a!/|a|!: Frobenius on quadrics)")
+    add_architecture(p)
+    p.add_argument("--in-weights", action="store_true",
+                   help="a network: also the critical points in the weights at a random target (total-degree homotopy, "
+                        "each point certified by Krawczyk's test)")
     p.add_argument("--method", choices=["exact", "monodromy"], default="exact",
                    help="exact: Groebner bases over two primes (any variety); monodromy: loops and the trace test "
                         "(a cone given by one homogeneous equation)")

@@ -64,7 +64,7 @@ def _timed(fn, limit: float):
 
 SYMPY_DEEP_CHILD = """
 import sys, time
-from m2bridge.architecture import LightningAttention
+from m2bridge.network import LightningAttention
 from m2bridge.exact.compute import exact_dimension, parametrization
 dims = tuple(int(v) for v in sys.argv[1].split(","))
 ranks = tuple(int(v) for v in sys.argv[2].split(","))
@@ -155,7 +155,7 @@ def main() -> None:
 
 ENGINE_CHILD = """
 import resource, sys, time
-from m2bridge.architecture import LightningAttention
+from m2bridge.network import LightningAttention
 from m2bridge.exact.truncated import truncated_ideal
 t0 = time.perf_counter()
 r = truncated_ideal(LightningAttention((3, 2), 3, 2), int(sys.argv[1]))

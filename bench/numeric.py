@@ -104,7 +104,7 @@ import sys, time
 t0 = time.perf_counter()
 sys.path[:0] = sys.argv[1:3]
 from numeric import paper_style_rank
-from m2bridge.architecture import SoftmaxAttention
+from m2bridge.network import SoftmaxAttention
 ranks = [paper_style_rank(SoftmaxAttention((d,) * 3, (2, 2), 3))[0] for d in range(3, 11)]
 print(ranks, time.perf_counter() - t0)
 """
@@ -141,7 +141,7 @@ def figure3_whole_process(torch_python: str | None) -> None:
 
 SCALE_CHILD = """
 import json, resource, sys, time
-from m2bridge.architecture import LightningAttention
+from m2bridge.network import LightningAttention
 from m2bridge.numeric.dimension import numeric_dimension
 d, a, l = (int(v) for v in sys.argv[1:4])
 arch = LightningAttention((d,) * (l + 1), (a,) * l, 2)
@@ -173,7 +173,7 @@ def scale(quick: bool) -> None:
 
 VARIANT_CHILD = """
 import json, resource, sys, time
-from m2bridge.architecture import LightningAttention
+from m2bridge.network import LightningAttention
 from m2bridge.numeric.dimension import numeric_dimension
 d, a, l, h, b = (int(v) for v in sys.argv[1:6])
 variant = h > 0
@@ -220,7 +220,7 @@ def variants(quick: bool) -> None:
 
 BLOCK_CHILD = """
 import json, resource, sys
-from m2bridge.architecture import LightningAttention, Network
+from m2bridge.network import LightningAttention, Network
 from m2bridge.layers.spec import parse_layers
 from m2bridge.numeric.dimension import numeric_dimension
 kind, d, t, rest = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]

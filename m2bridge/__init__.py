@@ -34,7 +34,7 @@ _LAZY = {
 
 
 def load_ipython_extension(shell) -> None:
-    """``%load_ext m2bridge``: the ``%m2`` / ``%%m2`` magics (see :mod:`m2bridge.magic`)."""
+    """``%load_ext m2bridge``: the ``%m2`` / ``%%m2`` magics (see :mod:`m2bridge.bridge.magic`)."""
     from m2bridge.bridge.magic import load_ipython_extension as load
 
     load(shell)

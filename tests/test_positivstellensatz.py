@@ -64,7 +64,7 @@ def test_a_twelve_variable_attention_boundary_has_no_singular_point_near_its_inp
     # d = d' = 3, t = 4: the boundary is a cubic cone in 12 variables, singular at the origin; the ball through
     # its nearest point found by the attack (0.858 of |X0| = 2.142, seed 0) is proved free by the degree-2
     # identity, and a ball reaching past the origin is never proved free
-    from m2bridge.architecture import make_architecture
+    from m2bridge.network import make_architecture
     from m2bridge.metric.classifier import boundary_polynomial, random_classifier, random_input
 
     arch = make_architecture([3, 3], [3], 4, False, None)

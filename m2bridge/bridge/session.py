@@ -343,11 +343,11 @@ class Macaulay2:
         return self._call(code, 0, timeout).decode("utf-8", "replace")
 
     def to_python(self, code: str, timeout: float | None = None) -> Any:
-        """Run M2 code; return its value as Python objects (see :mod:`m2bridge.serialize`)."""
+        """Run M2 code; return its value as Python objects (see :mod:`m2bridge.bridge.serialize`)."""
         return serialize.parse(self._call(code, 1, timeout))
 
     def to_m2(self, obj: Any) -> str:
-        """M2 source text for a Python value (see :func:`m2bridge.serialize.to_m2`)."""
+        """M2 source text for a Python value (see :func:`m2bridge.bridge.serialize.to_m2`)."""
         return serialize.to_m2(obj)
 
     def set(self, name: str, value: Any, timeout: float | None = None) -> None:

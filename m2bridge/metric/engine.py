@@ -6,7 +6,7 @@ smooth part of X are the solutions of Macaulay2's ``distanceCritical`` (Attentio
 multipliers for every generator, eliminated, the singular locus saturated away by one random maximal
 minor).
 
-* :func:`critical_count`: their number (the ED degree for this G and u when u is generic), exact over
+* :func:`~m2bridge.exact.counts.critical_count`: their number (the ED degree for this G and u when u is generic), exact over
   ZZ/p for two primes, each with its own random choices; it is certified when both agree (a count
   modulo p equals the count over QQ for all but finitely many p).
 * :func:`critical_points`: the points themselves, from the ideal over QQ: the multiplication matrices of
@@ -157,17 +157,3 @@ def _refine(generators, n, G, u, y0: np.ndarray) -> CriticalPoint:
         point.degenerate = bool((np.abs(eig) <= tol).any())
     return point
 
-
-# moved to m2bridge.exact.counts; importable from here for one release
-from m2bridge.exact.counts import (  # noqa: E402,F401
-    PRIMES,
-    ProfileModel,
-    block_count,
-    critical_count,
-    hypersurface_count,
-    power_block,
-    profile_count,
-    profile_model,
-    weight_space_count,
-    weight_space_count_f4,
-)

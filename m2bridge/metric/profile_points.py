@@ -1,6 +1,6 @@
 """Every critical point of the loss on one attention layer by monodromy in V alone, the best A in closed form.
 
-For c = M(v) a (bilinear; :class:`.engine.ProfileModel`) and fixed v the loss (c - u)^T G (c - u) is least at
+For c = M(v) a (bilinear; :class:`m2bridge.exact.counts.ProfileModel`) and fixed v the loss (c - u)^T G (c - u) is least at
 a*(v, u) = H^-1 M^T G u, H = M^T G M, so the critical points of the loss are those of the profile
 L(v) = min_a loss, in v alone: on a real random chart v = C (1, w) (which fixes the scaling) the square system
 

@@ -3,7 +3,7 @@
 The classifier reads the network's output linearly: g(X) = <w, f(X)>, w in R^(d' x t). Its decision
 boundary B = {g = 0} is a hypersurface in the d t input coordinates (a cubic cone for one lightning
 layer). The robustness radius of an input X0 is its Euclidean distance to B. This module computes,
-with the engine shared with the loss (:mod:`m2bridge.metric.engine`, :mod:`m2bridge.metric.homotopy`):
+with the engine shared with the loss (:mod:`m2bridge.metric.engine`, :mod:`m2bridge.homotopy`):
 the boundary (degree, terms, factors, singular locus), its ED degree exactly (F4 over two primes) beside
 a generic cubic cone's, every critical point of the distance for X0 (monodromy from a seed, tracked to
 X0, all of them when their number equals the ED degree), the real ones certified by interval Newton,
@@ -452,7 +452,3 @@ def robustness_report(arch: AttentionNetwork, clf: Classifier | None = None, X0:
     report.seconds = time.perf_counter() - t_start
     return report
 
-
-# moved to m2bridge.metric.classifier and m2bridge.metric.boundary; importable from here for one release
-from m2bridge.metric.boundary import generic_cone_ed_degree, random_cone  # noqa: E402,F401
-from m2bridge.metric.classifier import load_classifier, load_input  # noqa: E402,F401

@@ -110,7 +110,7 @@ html_show_sourcelink = False
 
 # ------------------------------------------------------------------ generated pages
 API_GROUPS = [  # (page, title, packages or modules documented there, introduction)
-    ("network", "Networks and layers", ["m2bridge.network", "m2bridge.layers", "m2bridge.formulas"],
+    ("network", "Networks and layers", ["m2bridge.network", "m2bridge.layers", "m2bridge.formulas", "m2bridge.determinantal"],
      "A network is a sequence of layers and a number of tokens (Mathematics, sections 1, 2, 8, 9)."),
     ("results", "Results, schemas, errors and time limits",
      ["m2bridge.results", "m2bridge.schemas", "m2bridge.errors", "m2bridge.deadline"],
@@ -142,18 +142,13 @@ def _myst(text: str) -> str:
     return re.sub(r":(mod|class|func|meth|attr|data|exc):`~?([^`]+)`", r"{py:\1}`\2`", text)
 
 
-def _is_shim(module) -> bool:
-    """A module kept for one release as a re-export of its new place."""
-    return (module.__doc__ or "").lstrip().startswith("Moved to")
-
-
 def _modules(name: str) -> list[str]:
-    """``name`` and, for a package, every module below it (in order, shims left out)."""
+    """``name`` and, for a package, every module below it (in order)."""
     module = importlib.import_module(name)
     found = [name]
     if hasattr(module, "__path__"):
         for info in sorted(pkgutil.walk_packages(module.__path__, name + "."), key=lambda i: i.name):
-            if info.name.endswith("__main__") or _is_shim(importlib.import_module(info.name)):
+            if info.name.endswith("__main__"):
                 continue
             found.append(info.name)
     return found

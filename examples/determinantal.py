@@ -4,7 +4,7 @@
 import numpy as np
 
 from m2bridge import Macaulay2
-from m2bridge.formulas import determinantal_dimension
+from m2bridge.determinantal import determinantal_dimension
 from m2bridge.fields import DEFAULT_PRIME, rank_mod
 
 

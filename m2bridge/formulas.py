@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from m2bridge.network import AttentionNetwork
+from m2bridge.determinantal import determinantal_dimension
+from m2bridge.network import AttentionNetwork
 
 
 @dataclass(frozen=True)
@@ -36,22 +34,9 @@ class FormulaValue:
         return f"formula {self.name}: {self.value}{cond}"
 
 
-def determinantal_dimension(d: int, a: int) -> int:
-    """Dimension of {A in R^(d x d): rank A <= a} (Lemma 3.1): a(2d - a), with a capped at d."""
-    a = min(a, d)
-    return a * (2 * d - a)
-
-
 def parameter_count(arch: AttentionNetwork) -> int:
     """sum_i 2 a_i d_(i-1) + d_i d_(i-1)."""
     return arch.parameters
-
-
-def rank_variety_dimension(rows: int, cols: int, rank: int | None) -> int:
-    """Dimension of the rows x cols matrices of rank <= ``rank`` (None: all of them)."""
-    if rank is None or rank >= min(rows, cols):
-        return rows * cols
-    return rank * (rows + cols - rank)
 
 
 def naive_count(arch: AttentionNetwork) -> FormulaValue:

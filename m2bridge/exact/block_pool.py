@@ -17,15 +17,11 @@ from typing import Any, Iterable, Iterator
 
 import flint
 
-from m2bridge.exact.blocks import block_values, pullback_through
+from m2bridge.exact.blocks import Result, Task, block_values, pullback_through
 from m2bridge.exact.blocks import solve_block as solve
 from m2bridge.exact.grading import Monomial
-from m2bridge.exact.linear import Linear
+from m2bridge.exact.linear import Linear, Vector
 from m2bridge.parallel import connect, local_pool
-
-Vector = dict[Monomial, int]
-Task = tuple[list[Monomial], list[Vector]]  # a block's monomials, the lower ideal's products in it
-Result = tuple[list[Vector], list[Vector] | None, int]  # kernel, chosen generators (or None), new generators
 
 _STATE: dict[tuple, dict[str, Any]] = {}  # per worker process: the pull-back of each problem
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, Iterable, Iterator, Protocol
 
 import numpy as np
 import sympy
@@ -26,8 +26,16 @@ from m2bridge.exact.representations import (
 )
 from m2bridge.fields import EVAL_PRIME
 
-if TYPE_CHECKING:
-    from m2bridge.exact.block_pool import BlockPool
+Task = tuple[list[Monomial], list[Vector]]  # a block's monomials, the lower ideal's products in it
+Result = tuple[list[Vector], list[Vector] | None, int]  # kernel, chosen generators (or None), new generators
+
+
+class BlockRunner(Protocol):
+    """What :func:`solve_degree` needs of a pool of workers (:class:`.block_pool.BlockPool` is one): the
+    :func:`solve_block` results of ``tasks``, in their order."""
+
+    def run(self, spec: tuple, k: int, tasks: Iterable[Task], generators: bool) -> Iterator[Result]: ...
+
 
 # average terms per coordinate above which blocks are first tried from values (bench/values.py: (2,2,1), 75 terms,
 # 86x faster in degree 3; (2,1,1), 6.6 terms, and (3,2), 1.5, slightly slower)
@@ -61,7 +69,7 @@ PARALLEL_MIN_BLOCKS = 64  # a degree with fewer blocks to solve runs in this pro
 
 def solve_degree(level: "Degree", lower: "Degree | None", pullback, linear: "Linear",
                   weights: list[tuple[int, ...]], generators: bool, stop_at: float | None = None,
-                  pool: BlockPool | None = None, spec: tuple | None = None,
+                  pool: BlockRunner | None = None, spec: tuple | None = None,
                   bar: Any = None, values: BlockValues | None = None) -> tuple[int, int, list[Vector], dict[int, int]]:
     """The ideal's dimension and the number of new minimal generators in one degree (and those generators, and
     their number in each block with any: every block of an orbit has its representative's); with a ``pool``, the
@@ -117,7 +125,7 @@ def pullback_through(cache: dict[Monomial, Any], ys: list) -> Callable[[Monomial
 
 
 def solve_block(monos: list[Monomial], pullback, linear: "Linear", products: Callable[[], list[Vector]],
-                generators: bool, values: BlockValues | None = None) -> tuple[list[Vector], list[Vector] | None, int]:
+                generators: bool, values: BlockValues | None = None) -> Result:
     """One weight block: the kernel of the pull-back on its monomials, and its new minimal generators modulo the
     lower degree's ideal times R_1 (``products()``): the vectors with ``generators``, else only their number.
     ``values``: first try to prove, from the monomials' values at random points, that the block has no kernel

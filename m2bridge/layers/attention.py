@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from m2bridge.fields import inverse_mod
-from m2bridge.formulas import determinantal_dimension, rank_variety_dimension
+from m2bridge.determinantal import determinantal_dimension, rank_variety_dimension
 from m2bridge.layers.base import (DualMatrix, LayerKind, NetworkContext, TangentBuilder, dual_add, dual_matmul, dual_transpose,
                    positive_int)
 

@@ -163,11 +163,6 @@ def rank_mod(matrix: np.ndarray, p: int, block: int = 192) -> int:
     return rank
 
 
-def random_residues(rng: np.random.Generator, shape: tuple[int, ...], p: int) -> np.ndarray:
-    """Uniform residues in [0, p)."""
-    return rng.integers(0, p, size=shape, dtype=np.int64)
-
-
 # ------------------------------------------------------------ one interface for the three fields
 @dataclass(frozen=True)
 class ArrayField:

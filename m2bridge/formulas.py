@@ -34,11 +34,6 @@ class FormulaValue:
         return f"formula {self.name}: {self.value}{cond}"
 
 
-def parameter_count(arch: AttentionNetwork) -> int:
-    """sum_i 2 a_i d_(i-1) + d_i d_(i-1)."""
-    return arch.parameters
-
-
 def naive_count(arch: AttentionNetwork) -> FormulaValue:
     """A naive count for heads, value ranks, masks, skip connections and MLP layers, where the paper has
     no formula.

@@ -39,9 +39,6 @@ def _per_layer(name: str, value: Any, layers: int) -> tuple:
     return values
 
 
-Layer = Attention  # the name of the attention layer before MLP layers existed
-
-
 @dataclass(frozen=True, init=False)
 class AttentionNetwork:
     """A network of attention (and MLP) layers on ``tokens`` tokens, lightning or softmax.
@@ -109,10 +106,6 @@ class AttentionNetwork:
     @property
     def attention_only(self) -> bool:
         return all(isinstance(layer, Attention) for layer in self.layer_specs)
-
-    @property
-    def has_mlp(self) -> bool:
-        return any(isinstance(layer, MLP) for layer in self.layer_specs)
 
     def _per_attention(self, name: str) -> tuple:
         """The attribute of every layer (None for layers that are not attention)."""

@@ -21,6 +21,8 @@ from m2bridge.numeric.blas import blas_threads
 from m2bridge.numeric.rank import MIN_RELIABLE_GAP, float_rank
 from m2bridge.numeric.symmetry import proven_groups, symmetry_tangents
 
+_CERTIFIED_BY = "rank certified maximal: it equals "
+
 
 @dataclass
 class FiberTangent:
@@ -108,10 +110,13 @@ class NumericDimension:
 
     def detail_lines(self) -> list[str]:
         """The lines below the title: certificate (with why, unless certified), rank, samples, kernel, formula."""
-        why = ""
+        why, by = "", ""
         if self.notes and not (self.certificate == CERTIFIED and self.reliable):
             why = ": " + self.notes[-1]
-        lines = [f"  {self.certificate}, {self.parameters} parameters{why}", f"  {self.method_certificate()}",
+        else:  # certified by an upper bound other than the symmetries' (a theorem, a span): say which
+            by = "".join(f" ({n.removeprefix(_CERTIFIED_BY)})" for n in self.notes
+                         if n.startswith(_CERTIFIED_BY) and "known symmetries" not in n)
+        lines = [f"  {self.certificate}{by}, {self.parameters} parameters{why}", f"  {self.method_certificate()}",
                  f"  sampled inputs N={self.samples}, seed={self.seed}"]
         if self.fiber is not None and self.fiber.unexplained:
             lines.append(f"  {self.fiber.unexplained} kernel direction(s) not explained by the known symmetries "
@@ -281,7 +286,7 @@ def numeric_dimension(arch: AttentionNetwork, method: str = "auto", samples: int
             break
         if ambient is not None and rank == ambient[0]:
             result.certificate = CERTIFIED
-            result.notes.append(f"rank certified maximal: it equals {ambient[0]}, {ambient[1]}, an upper bound")
+            result.notes.append(f"{_CERTIFIED_BY}{ambient[0]}, {ambient[1]}, an upper bound")
             break
         if previous is not None and previous == rank and rank < jac.shape[0]:
             result.certificate = STABLE

@@ -24,6 +24,7 @@ import time
 import numpy as np
 import sympy
 
+from m2bridge import run_context
 from m2bridge.homotopy import DistanceSystem, compiled, seed
 from m2bridge.homotopy.monodromy import monodromy
 from m2bridge.metric.classifier import boundary_polynomial, random_classifier, square_free_part
@@ -58,12 +59,9 @@ def main() -> None:
         start, u0 = seed(system, rng)
         legs = 0 if args.skip_legs else args.legs
         if legs:
-            compiled.EXTENDED.append(False)
-            try:
+            with run_context.using(extended=False):
                 began = time.perf_counter()
                 points = monodromy(system, start, u0, rng, stall=8, seconds=args.limit).points
-            finally:
-                compiled.EXTENDED.pop()
             print(f"start points: {len(points)} by monodromy in double ({time.perf_counter() - began:.1f} s)\n")
             print("| leg | paths | double: arrived | seconds | with double-double: arrived | seconds |")
             print("|---|---|---|---|---|---|")
@@ -72,13 +70,10 @@ def main() -> None:
             u1 = (rng.standard_normal(n) + 1j * rng.standard_normal(n)) * size / np.sqrt(2 * n)
             row = []
             for wide in (False, True):
-                compiled.EXTENDED.append(wide)
-                try:
+                with run_context.using(extended=wide):
                     began = time.perf_counter()
                     _, ok = compiled.track(system.kernel_data, points, u0, u1)
                     row += [int(ok.sum()), time.perf_counter() - began]
-                finally:
-                    compiled.EXTENDED.pop()
             print(f"| {leg + 1} | {len(points)} | {row[0]} | {row[1]:.2f} | {row[2]} | {row[3]:.2f} |", flush=True)
         print("\n| tracker | points | loops | paths | seconds |")
         print("|---|---|---|---|---|")
@@ -87,15 +82,12 @@ def main() -> None:
                 ("loops in double, double-double after 2 quiet loops (widen=2)", True, False, 2),
                 ("loops with the double-double fallback (wide)", True, True, None))
         for name, extended, wide, widen in rows:
-            compiled.EXTENDED.append(extended)
-            try:
+            with run_context.using(extended=extended):
                 draws = np.random.default_rng(args.seed + 1)
                 began = time.perf_counter()
                 result = monodromy(system, start, u0, draws, stall=8, target=args.target, seconds=args.limit,
                                    wide=wide, widen=widen)
                 seconds = time.perf_counter() - began
-            finally:
-                compiled.EXTENDED.pop()
             print(f"| {name} | {len(result.points)} | {result.loops} | {result.paths} | {seconds:.1f} |", flush=True)
 
 

@@ -113,9 +113,9 @@ API_GROUPS = [  # (page, title, packages or modules documented there, introducti
     ("network", "Networks and layers", ["m2bridge.network", "m2bridge.layers", "m2bridge.formulas", "m2bridge.determinantal"],
      "A network is a sequence of layers and a number of tokens (Mathematics, sections 1, 2, 8, 9)."),
     ("results", "Results, schemas, errors and time limits",
-     ["m2bridge.results", "m2bridge.schemas", "m2bridge.errors", "m2bridge.deadline"],
+     ["m2bridge.results", "m2bridge.schemas", "m2bridge.errors", "m2bridge.deadline", "m2bridge.run_context"],
      "The status vocabulary of every result ([Results you can cite](../results.md)), the JSON Schema of every "
-     "command's output, the error tree, and the time limit of a whole run."),
+     "command's output, the error tree, the time limit of a whole run and the context its parts share."),
     ("dimension", "Dimensions", ["m2bridge.dimension", "m2bridge.compare", "m2bridge.numeric"],
      "Dimensions by numeric, exact and formula methods, and comparison grids "
      "([guide](../guide/dimensions.md))."),

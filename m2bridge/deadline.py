@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from types import TracebackType
 
+from m2bridge import run_context
+from m2bridge.run_context import Stopping
 from m2bridge.errors import RunTimeout
 
 
@@ -37,7 +39,7 @@ class Deadline:
         self._armed = False
 
     def _fire(self, signum: int, frame: object) -> None:
-        if _STOPPABLE:  # a search keeps what it found: it stops at its next batch instead
+        if run_context.current().stopping is not None:  # a search keeps what it found: it stops at its next batch
             request_stop(timeout_reason(self.seconds or 0.0))
             return
         raise RunTimeout(self.seconds or 0.0)
@@ -74,13 +76,13 @@ class Budget:
     def left(self, minimum: float = 0.0) -> float | None:
         """Seconds left (at least ``minimum``; none once a stop is asked for: :func:`stoppable`), or None without a
         limit."""
-        if _STOPS:
+        if _asked():
             return minimum
         return None if self.seconds is None else max(minimum, self.seconds - self.elapsed())
 
     def share(self, fraction: float, minimum: float = 1.0) -> float | None:
         """``fraction`` of the seconds left (at least ``minimum``), or None without a limit."""
-        if _STOPS:
+        if _asked():
             return minimum
         return None if self.seconds is None else max(minimum, fraction * (self.seconds - self.elapsed()))
 
@@ -90,33 +92,37 @@ class Budget:
 
     @property
     def expired(self) -> bool:
-        return bool(_STOPS) or (self.seconds is not None and self.elapsed() >= self.seconds)
+        return _asked() or (self.seconds is not None and self.elapsed() >= self.seconds)
 
 
-_STOPPABLE: list["Stop"] = []  # the :func:`stoppable` regions the run is in, innermost last
-_STOPS: list[str] = []  # why a stop was asked for inside them (empty: none)
+def _asked() -> bool:
+    """Whether a stop was asked for in the :func:`stoppable` regions the run is in (:mod:`m2bridge.run_context`)."""
+    stopping = run_context.current().stopping
+    return stopping is not None and stopping.asked
 
 
 def past(until: float | None) -> bool:
     """Whether a search must stop: its :func:`time.monotonic` time ``until`` (None: none) has come, or a stop was
     asked for (:func:`stoppable`)."""
-    return bool(_STOPS) or (until is not None and time.monotonic() >= until)
+    return _asked() or (until is not None and time.monotonic() >= until)
 
 
 def stop_reason() -> str | None:
     """Why the searches inside :func:`stoppable` were asked to stop (None: they were not)."""
-    return _STOPS[0] if _STOPS else None
+    stopping = run_context.current().stopping
+    return stopping.reasons[0] if stopping is not None and stopping.reasons else None
 
 
 def request_stop(reason: str) -> None:
     """Ask the searches inside :func:`stoppable` to stop at their next batch and keep what they found (said once, on
     standard error, in the words of the innermost region's :attr:`Stop.ending`); outside every such region it does
     nothing."""
-    if _STOPPABLE and not _STOPS:
-        _STOPS.append(reason)
+    stopping = run_context.current().stopping
+    if stopping is not None and not stopping.reasons:
+        stopping.reasons.append(reason)
         # os.write, not print: a signal handler may run while the progress bar is writing to standard error
         try:
-            ending = _STOPPABLE[-1].ending
+            ending = stopping.regions[-1].ending
             os.write(2, (f"\nm2bridge: stopping on {reason}: {ending[0]}"
                          f"{f' ({ending[1]})' if reason == CTRL_C and ending[1] else ''}\n").encode())
         except OSError:  # standard error closed: the stop stands, unsaid
@@ -157,18 +163,24 @@ def stoppable(stop: Stop | None = None) -> Iterator[Stop]:
         return
     main = threading.current_thread() is threading.main_thread()
     previous, installed = None, False
-    if not _STOPPABLE and main:
+    stopping = run_context.current().stopping
+    outermost = stopping is None
+    if outermost and main:
         previous = signal.getsignal(signal.SIGINT)
         if previous is not signal.SIG_IGN:
             def on_sigint(signum: int, frame: object) -> None:
-                if _STOPS:  # asked once already (or the time is up): abort
+                if _asked():  # asked once already (or the time is up): abort
                     raise KeyboardInterrupt
                 request_stop(CTRL_C)
             signal.signal(signal.SIGINT, on_sigint)
             installed = True
-    _STOPPABLE.append(stop)
-    if stop.reason and not _STOPS:  # a stopped run: said already
-        _STOPS.append(stop.reason)
+    token = None
+    if outermost:  # the regions inside it share its Stopping
+        stopping = Stopping()
+        token = run_context.enter(stopping=stopping)
+    stopping.regions.append(stop)
+    if stop.reason and not stopping.reasons:  # a stopped run: said already
+        stopping.reasons.append(stop.reason)
     try:
         yield stop
     finally:
@@ -180,11 +192,11 @@ def stoppable(stop: Stop | None = None) -> Iterator[Stop]:
             if masks:
                 blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGALRM})
         finally:
-            _STOPPABLE.pop()
-            if _STOPS:
-                stop.reason = stop.reason or _STOPS[0]
-            if not _STOPPABLE:
-                _STOPS.clear()
+            stopping.regions.pop()
+            if stopping.reasons:
+                stop.reason = stop.reason or stopping.reasons[0]
+            if token is not None:  # the outermost region: its stop ends with it
+                run_context.leave(token)
             if installed:
                 signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
             if blocked is not None:

@@ -12,7 +12,7 @@ from unittest import mock
 import numpy as np
 import sympy
 
-from m2bridge import homotopy
+from m2bridge import homotopy, run_context
 from m2bridge.homotopy import compiled, dd, extended, krawczyk
 from m2bridge.homotopy.systems import low_parts, monomial_table
 
@@ -164,7 +164,7 @@ def test_a_path_double_precision_loses_arrives_in_double_double_at_a_solution_a_
     n = data["n"]
     u0, u1, x0 = (np.array([complex(a, b) for a, b in data[key]]) for key in ("u0", "u1", "x0"))
     system = homotopy.DistanceSystem(sympy.sympify(data["g"]), n)
-    with mock.patch.object(compiled, "EXTENDED", [False]):
+    with run_context.using(extended=False):
         _, ok = compiled.track(system.kernel_data, x0[None], u0, u1, max_steps=20000)
     assert not ok[0]
     end, ok = compiled.track(system.kernel_data, x0[None], u0, u1)

@@ -18,10 +18,11 @@ velocity, the small complex solves and the step control never call back into Pyt
 the points are the same whatever the threads. :mod:`.kernels`, :mod:`.map_kernels` and :mod:`.slice_kernels` have the
 evaluations; one step loop serves every system, the data tuple's length picking the evaluation at compile time.
 
-For the distance system (:class:`.tables.DistanceTables`), while :data:`EXTENDED`, the paths that fail in double are
-tracked again in double-double (:mod:`.extended`), the ends that arrived beyond ``POLISH`` times the parameters' size
-get three Newton steps in double-double, and :func:`newton_noise` gives :func:`.tracker.noise` its Newton noise in
-double-double: critical points far out are ill-conditioned, and the paths to them fail in double.
+For the distance system (:class:`.tables.DistanceTables`), unless ``run_context.using(extended=False)``
+(:mod:`m2bridge.run_context`), the paths that fail in double are tracked again in double-double (:mod:`.extended`),
+the ends that arrived beyond ``POLISH`` times the parameters' size get three Newton steps in double-double, and
+:func:`newton_noise` gives :func:`.tracker.noise` its Newton noise in double-double: critical points far out are
+ill-conditioned, and the paths to them fail in double.
 """
 
 from __future__ import annotations
@@ -35,12 +36,13 @@ import numpy as np
 from numba import njit, prange
 from numba.extending import overload
 
+from m2bridge import run_context
 from m2bridge.homotopy import dd, extended, kernels, map_kernels, profile_kernels, slice_kernels
 from m2bridge.homotopy.slice_kernels import SliceTables
 from m2bridge.homotopy.tables import (DistanceTables, FormTables, PolynomialTables, ProfileFormTables, ProfileTables,
                                       WeightTables)
 
-SOURCES = "ccbfe484df103696"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+SOURCES = "b324a9d7c92ac165"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
 
 
 ACCEPT = 1e-8  # the floor: a last Newton correction below (ACCEPT + FAR |x|) |x| counts as contracted (|x| >= 1)
@@ -52,13 +54,11 @@ CONTRACT = 0.1  # Newton contracts: the second correction below this times the f
 AIM = 3e-3  # the predictor error the step control aims at
 GROW = 2.5  # the most a step grows after an accepted one
 HERMITE = 1.0  # 1: after the first step, the cubic Hermite predictor through the last two points (0: RK4 throughout)
-EXTENDED = [True]  # the distance system's paths that fail in double are tracked again in double-double (.extended)
 EXTENDED_STEPS = 10000  # the fewest steps a path gets there: the paths to points far out take 2000 to 5000
 POLISH = 100.0  # and its ends beyond this times the parameters' size get three Newton steps in double-double: there
 # double's own Newton steps stall at 1e-9 to 1e-3 of the point, which a sum over the ends (the trace test) inherits
 
 
-_THREADS = [1]  # the threads of the innermost :func:`threads` (1 outside it)
 _CHUNK = 4  # paths per chunk a thread takes (numba's default, equal shares, left one of two threads idle a third of
 # the time on the (3,1) profile system); under the TBB threading layer (Debian's macaulay2 brings libtbb), while
 # numba's own workqueue layer keeps equal shares
@@ -67,14 +67,11 @@ _CHUNK = 4  # paths per chunk a thread takes (numba's default, equal shares, lef
 @contextmanager
 def threads(count: int | None) -> Iterator[None]:
     """Within it, :func:`track` spreads the paths over ``count`` threads (None: every core numba sees), and NumPy's
-    BLAS runs on one thread (:func:`one_blas_thread`: its idle threads would take the tracker's cores)."""
+    BLAS runs on one thread (:func:`one_blas_thread`: its idle threads would take the tracker's cores); the run
+    context's ``threads`` (:mod:`m2bridge.run_context`, 1 outside it)."""
     most = numba.config.NUMBA_NUM_THREADS
-    _THREADS.append(most if count is None else max(1, min(int(count), most)))
-    try:
-        with one_blas_thread():
-            yield
-    finally:
-        _THREADS.pop()
+    with run_context.using(threads=most if count is None else max(1, min(int(count), most))), one_blas_thread():
+        yield
 
 
 @contextmanager
@@ -122,9 +119,10 @@ def _track(tables: Tables, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray, min_s
     if m == 0:
         return X, ok
     limits = rules()
-    with kernels.numba_threads(_THREADS[-1], _CHUNK):  # paths to threads in small chunks: their lengths vary tenfold
+    context = run_context.current()
+    with kernels.numba_threads(context.threads, _CHUNK):  # paths to threads in small chunks: lengths vary tenfold
         _track_paths(tables.data, X0, UA, UB, float(min_step), int(max_steps), float(max_step), X, ok, taken, limits)
-        if isinstance(tables, DistanceTables) and EXTENDED[-1] and wide:
+        if isinstance(tables, DistanceTables) and context.extended and wide:
             _in_double_double(tables, X0, UA, UB, min_step, max_steps, max_step, X, ok, taken, limits)
     if steps is not None:
         steps[:] = taken
@@ -138,10 +136,11 @@ def _in_double_double(tables: DistanceTables, X0: np.ndarray, UA: np.ndarray, UB
     ``EXTENDED_STEPS`` steps each), and the ends that arrived beyond ``POLISH`` times the parameters' size given
     three Newton steps in double-double (kept where they converge without moving more than twice the first step),
     X, ok and taken updated in place."""
+    threads = run_context.current().threads
     redo = np.nonzero(~ok)[0]
     if len(redo):
         wide, arrived, more = extended.track(tables.extended, X0[redo], UA[redo], UB[redo], min_step,
-                                             max(max_steps, EXTENDED_STEPS), max_step, limits, _THREADS[-1])
+                                             max(max_steps, EXTENDED_STEPS), max_step, limits, threads)
         X[redo[arrived]] = dd.from_dd(wide[arrived])
         ok[redo] = arrived
         taken[redo] += more
@@ -149,21 +148,22 @@ def _in_double_double(tables: DistanceTables, X0: np.ndarray, UA: np.ndarray, UB
     far[redo] = False  # tracked in double-double: as accurate already
     which = np.nonzero(far)[0]
     if len(which):  # kept where Newton converges, and no farther than twice its first step (no other solution)
-        first, step = extended.newton_steps(tables.extended, X[which], UB[which], 1, _THREADS[-1])
-        polished, corr = extended.newton_steps(tables.extended, first, UB[which], 2, _THREADS[-1])
+        first, step = extended.newton_steps(tables.extended, X[which], UB[which], 1, threads)
+        polished, corr = extended.newton_steps(tables.extended, first, UB[which], 2, threads)
         good = ((corr <= 1e-20 * np.maximum(1.0, np.abs(polished).max(axis=1)))
                 & (np.abs(polished - X[which]).max(axis=1) <= 2 * step))
         X[which[good]] = polished[good]
 
 
 def newton_noise(tables: Tables, X: np.ndarray, U: np.ndarray) -> np.ndarray | None:
-    """For a distance system (while :data:`EXTENDED`), the size of one Newton correction at each point in
+    """For a distance system (unless the run context's ``extended`` is off), the size of one Newton correction at each point in
     double-double (:func:`.extended.newton_steps`): the point's distance to its solution, where double's own
     correction is rounding far out (1e-3 of a point at 1e7 times the parameters). None for other systems."""
-    if not isinstance(tables, DistanceTables) or not EXTENDED[-1]:
+    context = run_context.current()
+    if not isinstance(tables, DistanceTables) or not context.extended:
         return None
     with one_blas_thread():
-        return extended.newton_steps(tables.extended, X, U, 1, _THREADS[-1])[1]
+        return extended.newton_steps(tables.extended, X, U, 1, context.threads)[1]
 
 
 def rules() -> np.ndarray:

@@ -19,7 +19,7 @@ from numba.extending import intrinsic
 
 from m2bridge.homotopy.kernels import OPTIONS
 
-SOURCES = "ccbfe484df103696"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+SOURCES = "b324a9d7c92ac165"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
 
 
 @njit(**OPTIONS)

@@ -19,7 +19,7 @@ from m2bridge.homotopy import dd, kernels
 from m2bridge.homotopy.dd import ZERO, cadd, cmul, cscale, csub, get, put
 from m2bridge.homotopy.kernels import OPTIONS
 
-SOURCES = "ccbfe484df103696"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+SOURCES = "b324a9d7c92ac165"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
 
 UNIT = 2.0 ** -53  # the unit roundoff of double-double relative to double's: FAR (the stall level) scales by it
 REACH = 1e16  # a path past this times its start's size diverges (1e8 in double: critical points lie out to 1e11)

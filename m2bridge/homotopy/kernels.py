@@ -24,7 +24,7 @@ from numba import njit
 
 KERNEL_FILES = ("kernels.py", "dd.py", "map_kernels.py", "profile_kernels.py", "slice_kernels.py", "extended.py",
                 "compiled.py")
-SOURCES = "ccbfe484df103696"  # sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+SOURCES = "b324a9d7c92ac165"  # sources_stamp(): a change to any kernel file changes this line (numba recompiles)
 _STAMP_LINE = re.compile(r'^(SOURCES = ")[0-9a-f]*(".*)$', re.MULTILINE)  # the digest between the quotes
 
 

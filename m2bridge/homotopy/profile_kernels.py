@@ -21,7 +21,7 @@ from numba.extending import overload
 from m2bridge.homotopy.kernels import (OPTIONS, apply_correction, lu_factor, lu_solve, pencil, solve_or_nan,
                                        solve_two_or_nan)
 
-SOURCES = "ccbfe484df103696"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+SOURCES = "b324a9d7c92ac165"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
 
 
 @njit(**OPTIONS)

@@ -12,7 +12,7 @@ from numba import njit
 from m2bridge.homotopy.kernels import OPTIONS, apply_correction, distance_jacobian, form_times, solve_or_nan, \
     solve_two_or_nan, table_values
 
-SOURCES = "ccbfe484df103696"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
+SOURCES = "b324a9d7c92ac165"  # kernels.sources_stamp(): a change to any kernel file changes this line (numba recompiles)
 
 
 class SliceTables:

@@ -11,6 +11,7 @@ from typing import Any, Iterator, Protocol, runtime_checkable
 
 import numpy as np
 
+from m2bridge import run_context
 from m2bridge.deadline import past
 from m2bridge.homotopy import compiled
 from m2bridge.homotopy.compiled import ACCEPT, FAR, FINAL
@@ -88,24 +89,17 @@ def noise(system: System, X: np.ndarray, u: np.ndarray) -> np.ndarray:
     if not len(X):
         return np.zeros(0)
     U = np.broadcast_to(np.asarray(u, dtype=complex), (len(X), system.n))
-    data = None if _REFERENCE else getattr(system, "kernel_data", None)
+    data = None if run_context.current().reference else getattr(system, "kernel_data", None)
     wide = None if data is None else compiled.newton_noise(data, X, U)  # double-double for a distance system
     return wide if wide is not None else newton(system, X, U, steps=1)[1]
-
-
-_WORKERS: list[_Workers] = []  # the innermost :func:`tracking_workers` last
-_REFERENCE: list[bool] = []  # inside :func:`reference_tracker`
 
 
 @contextmanager
 def reference_tracker() -> Iterator[None]:
     """Within it, every system is tracked by :func:`track_numpy` (the reference that benchmarks and tests compare
-    the compiled tracker with)."""
-    _REFERENCE.append(True)
-    try:
+    the compiled tracker with; the run context's ``reference``, :mod:`m2bridge.run_context`)."""
+    with run_context.using(reference=True):
         yield
-    finally:
-        _REFERENCE.pop()
 
 
 _PER_WORKER = 64  # the fewest paths a worker is given
@@ -115,7 +109,8 @@ _SLICE = 512  # the most paths per compiled call in this process (Ctrl-C and tim
 def current_workers() -> int:
     """The workers of the innermost :func:`tracking_workers` (1 outside any): what a caller may give another
     parallel engine (msolve's threads) in the same run."""
-    return _WORKERS[-1].count if _WORKERS else 1
+    workers = run_context.current().workers
+    return workers.count if workers is not None else 1
 
 
 @contextmanager
@@ -132,14 +127,14 @@ def tracking_workers(workers: int | None, scheduler: Any = None, connect_timeout
         yield
         return
     entry = _Workers(count, client)
-    _WORKERS.append(entry)
+    token = run_context.enter(workers=entry)  # the run context's workers (:mod:`m2bridge.run_context`)
     finished = False
     try:
         with compiled.threads(1 if client is not None else count):
             yield
         finished = True
     finally:
-        _WORKERS.remove(entry)
+        run_context.leave(token)
         if entry.pool is not None:
             if not finished:
                 for process in list(getattr(entry.pool, "_processes", {}).values()):  # no running chunk is waited for
@@ -173,11 +168,12 @@ def track(system: System, X0: np.ndarray, ua: np.ndarray, ub: np.ndarray,
     :func:`track_numpy`; inside :func:`tracking_workers` large batches are spread over its workers. ``wide`` False:
     the compiled tracker tracks a distance system in double alone (no double-double pass for the paths that fail:
     :func:`.compiled.track`)."""
-    data = None if _REFERENCE else getattr(system, "kernel_data", None)
+    context = run_context.current()
+    data = None if context.reference else getattr(system, "kernel_data", None)
     run, target = (partial(compiled.track, wide=wide), data) if data is not None else (track_numpy, system)
     options = (min_step, max_steps, max_step)
     rows = lambda v, c: v if np.ndim(v) == 1 else np.asarray(v)[c]  # noqa: E731 (one point, or one per row)
-    workers = _WORKERS[-1] if _WORKERS else None
+    workers = context.workers
     remote = workers is not None and (workers.client is not None or data is None)
     if remote and len(X0) >= 2 * _PER_WORKER:
         parts = min(4 * workers.count if data is not None else workers.count, len(X0) // _PER_WORKER)

@@ -17,6 +17,7 @@ export {
     "imageInfo",
     "componentInfo",
     "singularComponents",
+    "singularByProjection",
     "singularRank",
     "rankOneLocus",
     "Candidates",

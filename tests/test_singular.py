@@ -9,7 +9,7 @@ import pytest
 import sympy
 
 from m2bridge import LightningAttention
-from m2bridge.bridge.serialize import as_expression
+from m2bridge.bridge.serialize import as_expression, polynomial_text
 from m2bridge.exact.compute import implicitize, singular_locus
 from m2bridge.exact.problem import parametrization
 
@@ -136,3 +136,32 @@ def test_critical_points_by_refinement_equal_all_minors(m2):
     refine = m2.to_python('apply(criticalComponents(Fc, Strategy => "Refine"), P -> (dim P, degree P))', timeout=120)
     every = m2.to_python('apply(criticalComponents(Fc, Strategy => "AllMinors"), P -> (dim P, degree P))', timeout=120)
     assert sorted(refine) == sorted(every) == [(4, 1), (4, 3)]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_the_projection_route_equals_the_refinement_on_the_implicit_ideal(m2, causal):
+    """One layer (one head, the A form): singular_locus takes the projection of the Segre cone; the refinement on the
+    implicit ideal's own Jacobian, an independent route, finds the same components."""
+    arch = LightningAttention((2, 1), 2, 2, causal=causal)
+    sing = singular_locus(arch, m2)
+    assert "Segre cone" in sing.notes[0] and sing.provenance.status.value == "proved"
+    imp = implicitize(arch, m2)
+    n = parametrization(arch).ambient_dimension
+    ideal = ", ".join(polynomial_text(g) for g in imp.generators)
+    refined = _components(m2, f"y_1..y_{n}", ideal)
+    projected = {",".join(sorted(polynomial_text(g).replace(" ", "") for g in c.generators)) for c in sing.components}
+    m2.eval("y = symbol y;", timeout=30)
+    assert len(refined) == len(projected) == 1
+    # the same prime: each route's generators vanish on the other's variety (compare in Macaulay2)
+    found = m2.to_python(f"Rt = QQ[y_1..y_{n}]; ideal({next(iter(projected))}) == ideal({next(iter(refined))})",
+                         timeout=60)
+    assert found is True
+
+
+def test_the_projection_is_refused_where_it_is_not_finite(m2):
+    """One token: the antisymmetric part of A acts on nothing, so the projection is not finite; singularByProjection
+    says so (null) and singular_locus refines the implicit ideal instead (one component, dim 5, degree 4)."""
+    arch = LightningAttention((2, 2), 2, 1)
+    sing = singular_locus(arch, m2)
+    assert "Segre cone" not in sing.notes[0]
+    assert [(c.dimension, c.degree) for c in sing.components] == [(5, 4)] and sing.comparison["equal"]

@@ -156,46 +156,65 @@ def _strategy(rows: int, cols: int, size: int) -> str:
     return "AllMinors" if math.comb(rows, size) * math.comb(cols, size) <= MAX_MINORS else "Refine"
 
 
+_R1_CODE = "R1 = (coefficientRing R)[gens R];\ntoR1 = map(R1, R, vars R1);\n"
+# a point of the closure (the image of random weights)
+_POINT_CODE = "kk = coefficientRing S;\npt = sub(F.matrix, random(kk^1, kk^(numgens S)));\n"
+_RANK_ONE_CODE = "Z = toR1 rankOneLocus F;\n"
+_COMPARED = "{apply(sing, componentInfo), componentInfo Z, intersect(sing | {ideal 1_R1}) == Z, "
+_PROJECTION_HOW = ("the closure as the image of the Segre cone of vec(A) vec(V)^T (normal, smooth off its vertex) under "
+                   "a projection checked finite and birational: singular exactly where the projection is not an "
+                   "isomorphism, the support of O_Y / O_X")
+_REFINE_HOW = ("each component singular by the Jacobian criterion at its generic point (rank of the Jacobian of the "
+               "closure's ideal over the component's function field, exact); complete: every refinement added "
+               "members of the Jacobian ideal only")
+
+
 def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
                    timeout: float | None = None, force: bool = False,
                    script_out: str | Path | None = None) -> ComponentsResult:
     """Irreducible components of the singular locus of the closure (in reduced coordinates).
 
-    By refinement (``singularComponents`` in the Macaulay2 package): minors of c generators at a time, each
-    prime tested by the Jacobian criterion at its generic point; over QQ every component is proved singular
-    and the list proved complete. For one attention layer the result is compared with the closure of the
-    functions with rank A <= 1 and rank V <= 1 (the paper's Thm. 3.4; ``rankOneLocus``).
+    One attention layer in the A form (one head): the closure is the image of the Segre cone of vec(A) vec(V)^T
+    under a linear projection; where that projection is finite and birational (checked), the singular locus is
+    where it is not an isomorphism (``singularByProjection``: pushForward, no implicit ideal needed). Otherwise by
+    refinement (``singularComponents``): minors of c generators at a time, each prime tested by the Jacobian
+    criterion at its generic point. Over QQ both prove every component singular and the list complete. For one
+    attention layer the result is compared with the closure of the functions with rank A <= 1 and rank V <= 1
+    (the paper's Thm. 3.4; ``rankOneLocus``).
     """
     check_feasible(arch, "the singular locus", force)
     param = parametrization(arch)
-    implicit = implicitize(arch, m2, field, timeout, force)
-    codim = param.ambient_dimension - implicit.dimension
-    strategy = _strategy(len(implicit.generators), param.ambient_dimension, codim)
     one_layer = arch.layers == 1 and arch.attention_only
-    # one layer: the rank-one locus first (a candidate: kept only where the Jacobian criterion holds on it), so
-    # that the refinement saturates it away ((2,2): 430 s without, see the changelog)
-    body = (_ideal_code(arch, field)[0] + "R1 = (coefficientRing R)[gens R];\ntoR1 = map(R1, R, vars R1);\n"
-            + ("Z = toR1 rankOneLocus F;\n" if one_layer else "")
-            # a point of the closure (the image of random weights): the first rows are chosen by their rank there
-            + "kk = coefficientRing S;\npt = sub(F.matrix, random(kk^1, kk^(numgens S)));\n"
-            + f'sing = singularComponents(toR1 I, Strategy => "{strategy}", KnownPoint => pt'
-            + (", Candidates => {Z}" if one_layer else "") + ");\n")
-    if one_layer:
-        result = ("{apply(sing, componentInfo), componentInfo Z, intersect(sing | {ideal 1_R1}) == Z, "
-                  "Z == toR1 I}")
-    else:
-        result = "{apply(sing, componentInfo), null, null, null}"
-    (found, rank_one, equal, everything), prov = _run(m2, param, field, body, result, timeout,
-                                                      script_out=script_out)
-    if strategy == "Refine":
-        prov.method = ("Macaulay2: singularComponents (refinement by the minors of c generators at a time; each "
-                       "prime tested by the rank of the Jacobian over its function field)")
-        how = ("each component singular by the Jacobian criterion at its generic point (rank of the Jacobian of the "
-               "closure's ideal over the component's function field, exact); complete: every refinement added "
-               "members of the Jacobian ideal only")
-    else:
-        prov.method = f"Macaulay2: minimal primes of the ideal plus all {codim}x{codim} minors of its Jacobian"
-        how = "the minimal primes of the Jacobian ideal (all minors, few here)"
+    seg = segre_of(arch) if one_layer else None
+    value = None
+    if seg is not None and seg.max_rank == 1 and seg.works_over(check_field(field)):
+        # several heads would give a secant variety of the Segre variety, singular beyond its vertex
+        body = (seg.m2_code(field) + _R1_CODE + _POINT_CODE + _RANK_ONE_CODE
+                + "J = trim minors(2, Tm);\nsing = singularByProjection(J, R1, pt);\n")
+        value, prov = _run(m2, param, field, body, f"if sing === null then null else {_COMPARED}dim Z == dim J}}",
+                           timeout, script_out=script_out)
+        how, prov.method = _PROJECTION_HOW, ("Macaulay2: singularByProjection (the support of O_Y / O_X, O_Y the "
+                                             "Segre cone's ring pushed forward to the closure's)")
+    if value is None:  # not one such layer, or its projection not finite (one token) or not birational
+        implicit = implicitize(arch, m2, field, timeout, force)
+        codim = param.ambient_dimension - implicit.dimension
+        strategy = _strategy(len(implicit.generators), param.ambient_dimension, codim)
+        # one layer: the rank-one locus first (a candidate: kept only where the Jacobian criterion holds on it), so
+        # that the refinement saturates it away ((2,2): 430 s without, see the changelog); the first generators
+        # chosen by their rank at a point of the closure
+        body = (_ideal_code(arch, field)[0] + _R1_CODE + (_RANK_ONE_CODE if one_layer else "") + _POINT_CODE
+                + f'sing = singularComponents(toR1 I, Strategy => "{strategy}", KnownPoint => pt'
+                + (", Candidates => {Z}" if one_layer else "") + ");\n")
+        result = f"{_COMPARED}Z == toR1 I}}" if one_layer else "{apply(sing, componentInfo), null, null, null}"
+        value, prov = _run(m2, param, field, body, result, timeout, script_out=script_out)
+        if strategy == "Refine":
+            how, prov.method = _REFINE_HOW, ("Macaulay2: singularComponents (refinement by the minors of c generators "
+                                             "at a time; each prime tested by the rank of the Jacobian over its "
+                                             "function field)")
+        else:
+            how = "the minimal primes of the Jacobian ideal (all minors, few here)"
+            prov.method = f"Macaulay2: minimal primes of the ideal plus all {codim}x{codim} minors of its Jacobian"
+    found, rank_one, equal, everything = value
     notes = [how + (", over QQ: proved" if prov.field == "QQ" else f", over {prov.field}: for this prime only")]
     comparison = None
     if rank_one is not None:

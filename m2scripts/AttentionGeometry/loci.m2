@@ -86,6 +86,38 @@ checkPoint = (pt, I) -> (
     if sub(gens I, m) != 0 then error "KnownPoint: expected a point of the variety of the ideal";
     m)
 
+-- The singular locus of X, the closure of the image of Y = V(J), the cone over a smooth variety (a Segre variety for
+-- one attention layer), under the linear projection to the variables of R1 (which J's ring also has): if the
+-- projection is finite (its fiber over the vertex is a point) and birational (the fiber over pt, a point of X, is
+-- one reduced point: the fiber's length bounds the generic one from above), then X is smooth exactly where
+-- O_X -> O_Y is onto: there the projection is an isomorphism onto a smooth Y (off the vertex); elsewhere O_Y is a
+-- finite birational extension of O_X, so X is not normal there.  The singular locus is the support of O_Y / O_X
+-- (pushForward, then an annihilator), with the vertex where X is not a linear space.  The ideal of X is not needed
+-- (it is the annihilator of O_Y).  Returns null where the projection is not finite or not birational.
+singularByProjection = method(Options => {Verbose => false})
+singularByProjection(Ideal, Ring, Matrix) := o -> (J, R1, pt) -> (
+    ST := ring J;
+    kk := coefficientRing ST;
+    ys := apply(gens R1, v -> sub(v, ST));
+    if dim(J + ideal ys) > 0 then return null;  -- not finite
+    -- the fiber over pt: set the y's to pt's coordinates
+    others := select(gens ST, v -> not member(v, ys));
+    W := kk[others];
+    toW := map(W, ST, apply(gens ST, v -> (i := position(ys, u -> u == v);
+        if i === null then sub(v, W) else sub(pt_(0, i), W))));
+    fiber := toW J;
+    if dim fiber != 0 or degree fiber != 1 then return null;  -- not birational (or pt not on X)
+    Q := ST / J;
+    M := pushForward(map(Q, R1, apply(gens R1, v -> sub(v, Q))), Q^1);
+    one := position(degrees M, d -> all(d, x -> x == 0));  -- the generator 1 (the only one of degree 0)
+    if one === null then error "singularByProjection: expected the generator 1 of degree 0";
+    if o.Verbose then stderr << "-- O_Y: " << numgens M << " generators over O_X" << endl;
+    A := ann(M / (R1 * M_one));
+    if A != 1 then return apply(minimalPrimes A, trim);
+    -- X normal: singular at its vertex only, unless X is a linear space (the linear forms of its ideal ann M)
+    I := ann M;
+    if all(first entries gens I, g -> first degree g <= 1) then {} else {ideal vars R1})
+
 -- the closure of the image of the functions with rank A <= 1 and rank V <= 1 (paper, Thm. 3.4): F composed with
 -- A_h = u_h w_h^T (or Q_h, K_h of rank one) and V_h = c_h e_h^T, for every head h, then the kernel
 rankOneLocus = method()

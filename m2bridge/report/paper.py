@@ -213,10 +213,11 @@ def write_report(out_dir: str | Path = "report") -> Path:
         lines = [f"- closure: {imp}", f"- equation: `{imp.equation_lines()[0]}`",
                  f"- singular locus: {sing}", *[f"  - {c}" for c in sing.components],
                  f"- critical points of the parametrization: {crit}", *[f"  - {c}" for c in crit.components]]
-        lines += _theorem_34_lines([sing, singular_locus(LightningAttention((2, 1), 2, 2, causal=True), timeout=120)])
-        lines.append("- larger layers (minutes each, see the findings): `m2bridge singular --dims 2,2 --ranks 2 "
-                     "--tokens 2` and the same for (3,1) and (2,3); not computed in this report")
-        sections.append(_section("Theorem 3.4: d = 2, d' = 1 (exact)", lines))
+        lines += _theorem_34_lines([sing, singular_locus(LightningAttention((2, 1), 2, 2, causal=True), timeout=120),
+                                    singular_locus(LightningAttention((2, 2), 2, 2), timeout=120)])
+        lines.append("- larger layers (a minute or more each, see the findings): `m2bridge singular --dims 3,1 --ranks 3 "
+                     "--tokens 2` and the same for (2,3); not computed in this report")
+        sections.append(_section("Theorem 3.4: d = 2, d' = 1 and d' = 2 (exact)", lines))
         progress.advance(task)
 
         archs = (grid("2,2,2", "1:2,1:2", "2") + grid("3,3,3", "1:3,1:3", "2") + grid("4,4,4", "1:4,1:4", "2")

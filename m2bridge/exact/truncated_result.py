@@ -27,6 +27,9 @@ def _exponents(mono: tuple[int, ...], n: int) -> list[int]:
     return exps
 
 
+NOT_APPLIED = ("does not apply", "not applied", "not Cohen-Macaulay-certified")  # a completeness test that failed
+
+
 @dataclass
 class Certificate:
     """One number of the result and how it was obtained (``value`` None: not computed)."""
@@ -127,9 +130,7 @@ class TruncatedIdeal:
             if cert is not None:
                 lines.append(f"  {name} of the closure: " + (cert.method if cert.value is None
                                                                else f"{cert.value} ({cert.method})"))
-        if self.completeness:
-            lines.append(("  complete: " if self.complete else "  not certified complete: ")
-                         + "; ".join(self.completeness))
+        lines += self._completeness_lines()
         if self.generators is not None:
             first = self.generator_strings(limit=3)
             lines += [f"  {g} = 0" for g in first]
@@ -143,6 +144,20 @@ class TruncatedIdeal:
         if self.interrupted:
             lines.append(f"  stopped early: {self.interrupted}")
         return "\n".join(lines)
+
+    def _completeness_lines(self) -> list[str]:
+        """The verdict first (complete: the check that proves it), then each other check on its own line, the tests
+        that did not apply last ('tried first'); not complete: every check in order, the conclusion last."""
+        if not self.completeness:
+            return []
+        *before, last = self.completeness
+        if not before:
+            return [("  complete: " if self.complete else "  not certified complete: ") + last]
+        if not self.complete:
+            return ["  not certified complete:"] + [f"    {c}" for c in self.completeness]
+        tried = [c for c in before if any(w in c for w in NOT_APPLIED)]
+        return (["  complete: " + last] + [f"    {c}" for c in before if c not in tried]
+                + [f"    tried first: {c}" for c in tried])
 
     def _representation_lines(self) -> list[str]:
         group = self.group

@@ -1,4 +1,4 @@
-"""Ranks with certificates: float64 with tolerance and singular-value gap, exact modulo p."""
+"""Ranks with certificates: float64 with tolerance and singular-value gap (exact ranks modulo p: m2bridge.fields)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from m2bridge.fields import rank_mod
 from m2bridge.numeric.blas import blas_threads
 
 MIN_RELIABLE_GAP = 1e3
@@ -38,7 +37,3 @@ def float_rank(matrix: np.ndarray, rtol: float | None = None) -> FloatRank:
         gap = float(s[rank - 1] / s[rank]) if s[rank] > 0 else float("inf")
     return FloatRank(rank, tol, gap, float(s[0]))
 
-
-def modular_rank(matrix: np.ndarray, prime: int) -> int:
-    """Exact rank over GF(prime)."""
-    return rank_mod(matrix, prime)

@@ -10,12 +10,22 @@ from m2bridge.exact.problem import (
     MAX_WEIGHTS,
     exact_size,
     parametrization,
+    segre_of,
 )
 from m2bridge.network import AttentionNetwork
 
 # The fiber needs no implicit ideal, only the weight point's fiber ideal: one layer with (d, d') = (4, 4), 32 weights
 # and 160 coordinates, takes 19.6 s of Macaulay2 (3,2): 0.36 s, (4,2): 1.7 s; measured on 2 cores)
 MAX_FIBER_WEIGHTS = 32
+# The singular locus of one layer by projection of the Segre cone needs no implicit ideal either: (2,2) 12
+# coordinates 1 s, (2,3) 18: 16 s, (3,1) 18: 82-89 s, (2,4) 24: 95 s (2 cores, shared)
+MAX_PROJECTION_COORDINATES = 24
+
+
+def _projection_applies(arch: AttentionNetwork) -> bool:
+    """One head in the A form: the closure is a projection of the Segre cone of vec(A) vec(V)^T."""
+    seg = segre_of(arch)
+    return seg is not None and seg.max_rank == 1
 
 
 
@@ -52,6 +62,12 @@ def check_feasible(arch: AttentionNetwork, what: str = "implicitization", force:
         raise ProblemTooLarge(f"{what} of deep networks ({arch.layers} layers) is beyond the exact path "
                               f"(the parametrization alone has degree {3 ** arch.layers} in the inputs): {alt}")
     coords, weights = exact_size(arch)
+    if what == "the singular locus" and arch.tokens >= 2 and _projection_applies(arch):
+        if coords > MAX_PROJECTION_COORDINATES:
+            raise ProblemTooLarge(f"the singular locus of {arch.label()} by projection of the Segre cone: {coords} "
+                                  f"reduced coordinates (limit {MAX_PROJECTION_COORDINATES}: (2,4) with 24 took 95 s): "
+                                  "pass --force / force=True with a --timeout to try anyway")
+        return
     if coords > MAX_COORDINATES or weights > MAX_WEIGHTS:
         reach = ""
         if what == "implicitization":

@@ -72,7 +72,7 @@ def _run(m2: Macaulay2 | None, param: Parametrization, field: str, body: str, re
 ALGORITHMS = ("auto", "segre", "kernel")
 
 
-def _ideal_code(arch: AttentionNetwork, field: str, algorithm: str = "auto") -> tuple[str, str]:
+def ideal_code(arch: AttentionNetwork, field: str, algorithm: str = "auto") -> tuple[str, str]:
     """M2 code setting ``I`` (in R) to the ideal of the closure and ``Iinfo`` to the same ideal where its
     Groebner basis is known (for imageInfo), and how it is computed."""
     if algorithm not in ALGORITHMS:
@@ -112,7 +112,7 @@ def implicitize(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str 
     """
     check_feasible(arch, "implicitization", force)
     param = parametrization(arch)
-    body, how = _ideal_code(arch, field, algorithm)
+    body, how = ideal_code(arch, field, algorithm)
     body += "imageData = imageInfo Iinfo;\n"
     (dim, deg, hilb, gdegs, gens), prov = _run(m2, param, field, body, "append(imageData, first entries gens I)",
                                                timeout, script_out=script_out)
@@ -202,7 +202,7 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
         # one layer: the rank-one locus first (a candidate: kept only where the Jacobian criterion holds on it), so
         # that the refinement saturates it away ((2,2): 430 s without, see the changelog); the first generators
         # chosen by their rank at a point of the closure
-        body = (_ideal_code(arch, field)[0] + _R1_CODE + (_RANK_ONE_CODE if one_layer else "") + _POINT_CODE
+        body = (ideal_code(arch, field)[0] + _R1_CODE + (_RANK_ONE_CODE if one_layer else "") + _POINT_CODE
                 + f'sing = singularComponents(toR1 I, Strategy => "{strategy}", KnownPoint => pt'
                 + (", Candidates => {Z}" if one_layer else "") + ");\n")
         result = f"{_COMPARED}Z == toR1 I}}" if one_layer else "{apply(sing, componentInfo), null, null, null}"

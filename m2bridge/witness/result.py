@@ -25,6 +25,8 @@ class CriticalComponent(Result):
     loops: int = 0
     seconds: float = 0.0
     hits: int = 1
+    found_by: str = "seeding"
+    maximal: bool = False  # shown to lie in no other component: every larger dimension verified complete
 
     @property
     def status(self) -> Status:  # type: ignore[override]
@@ -34,14 +36,17 @@ class CriticalComponent(Result):
         why = ("trace test passed" if self.degree_status == Status.VERIFIED
                else "trace test failed or not run: at least this many witness points")
         return (f"dim {self.dimension}, degree {self.degree} ({self.degree_status.label}: {why}); Jacobian rank "
-                f"{self.jacobian_rank} on it; image of dimension {self.image_dimension}; {self.hits} seed(s) on it")
+                f"{self.jacobian_rank} on it; image of dimension {self.image_dimension}; "
+                + (f"{self.hits} seed(s) on it" if self.found_by == "seeding" else f"found by the {self.found_by}")
+                + ("" if self.maximal else "; may lie inside a component not found"))
 
     def to_dict(self) -> dict[str, Any]:
         return {"dimension": self.dimension, "degree": self.degree, "degree_status": self.degree_status.value,
                 "jacobian_rank": self.jacobian_rank, "image_dimension": self.image_dimension,
                 "image_degree": None, "image_degree_status": Status.NOT_COMPUTED.value,
                 "dimension_gap": self.dimension_gap, "trace_test": None if self.trace is None else self.trace.to_dict(),
-                "loops": self.loops, "seconds": self.seconds, "hits": self.hits}
+                "loops": self.loops, "seconds": self.seconds, "hits": self.hits, "found_by": self.found_by,
+                "maximal": self.maximal}
 
 
 @dataclass
@@ -60,13 +65,21 @@ class NumericCriticalLocus(Result):
     failures: list[str] = field(default_factory=list)
     map_label: str = ""
     method: str = "map"
+    dimensions: list[dict] = field(default_factory=list)  # the cascade: per dimension, its status and why
+    solves: list[dict] = field(default_factory=list)  # the cascade: per (codimension, rank), paths and codes
+    complete: bool = False
+    complete_reason: str = ""
 
     @property
     def status(self) -> Status:  # type: ignore[override]
-        return Status.LOWER_BOUND
+        return Status.VERIFIED if self.complete else Status.LOWER_BOUND
 
     @property
     def certificate(self) -> str:
+        if self.complete:
+            return f"verified: the list of components is complete with probability one ({self.complete_reason})"
+        if self.dimensions:
+            return f"lower bound: {self.complete_reason}"
         return (f"lower bound: the components that {self.seeds} random seeds reached; nothing proves that no component "
                 f"is missing (a component that random starts rarely reach can be left out)")
 
@@ -75,7 +88,8 @@ class NumericCriticalLocus(Result):
                 "method": self.method, "map": self.map_label, "generic_rank": self.generic_rank,
                 "rank_gap": self.rank_gap, "components": [c.to_dict() for c in self.components],
                 "components_status": self.status.value, "certificate": self.certificate, "seeds": self.seeds,
-                "seed": self.seed, "seconds": self.seconds, "failures": self.failures}
+                "seed": self.seed, "seconds": self.seconds, "failures": self.failures, "dimensions": self.dimensions,
+                "solves": self.solves}
 
     def __str__(self) -> str:
         found = "; ".join(f"dim {c.dimension} deg {c.degree}{'' if c.status.certain else '+'}"
@@ -84,6 +98,9 @@ class NumericCriticalLocus(Result):
                  f"(numeric, {self.method}, {self.seconds:.1f} s)"]
         lines += [f"  component {i}: {c}" for i, c in enumerate(self.components, 1)]
         lines.append(f"  generic rank of the Jacobian: {self.generic_rank} ({len(self.weights)} weights)")
+        for d in self.dimensions:
+            lines.append(f"  dimension {d['dimension']}: {d['components']} component(s), {d['status'].replace('_', ' ')}"
+                         f" ({d['paths']} paths, {d['seconds']:.1f} s): {d['reason']}")
         lines.append(f"  {self.certificate}")
         lines += [f"  not used: {f}" for f in self.failures]
         return "\n".join(lines)

@@ -1,0 +1,244 @@
+"""The numerical irreducible decomposition of the critical locus C = {theta : rank J(theta) < r} by a cascade of
+slices (:func:`cascade_critical_locus`): complete where every homotopy ended.
+
+For q = 1, 2, ... (dimension n - q) and each rank rho < r, :mod:`.cascade` finds every isolated point of rank rho of
+C on a random codimension-q slice (a complete homotopy). Those on a component found at a larger dimension are
+dropped (membership: that component's witness set moved to the slice through the point reaches it); the rest are
+the witness points of the components of dimension n - q and generic rank rho, grouped into components by
+monodromy on the slice (loops of parallel slices permute the points of one component) until each group passes the
+trace test on the weights (a group that passes is a union of complete witness sets, one that monodromy connects lies
+on one component: so a group that is both is one component, its degree verified). Every other end on C at that
+codimension (a singular end, or one of another rank) must lie on a component found, of dimension >= n - q.
+
+A dimension is ``verified`` complete when every homotopy for it ended (no failed path), every group passed the trace
+test and every other end is explained; a lower bound otherwise, with the reason. C is a cone when J is homogeneous,
+so its components have dimension >= 1 and q runs to n - 1 (else to n). Where a homotopy would track more than
+``max_paths`` paths (or the time runs out), the dimensions left are searched by the random seeding of
+:mod:`.critical` instead: a lower bound.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+
+from m2bridge.network import AttentionNetwork
+from m2bridge.results import Status
+from m2bridge.witness.cascade import JacobianPolys, RankSystem, kernel_vectors, path_count, solve_slice
+from m2bridge.witness.critical import critical_locus_of_map, generic_rank, numeric_critical_locus
+from m2bridge.witness.incidence import SAME, cnormal, member, numerical_rank, theta_trace_test, track_ends
+from m2bridge.witness.maps import PolynomialMap, coefficient_map
+from m2bridge.witness.result import CriticalComponent, NumericCriticalLocus
+
+
+LOOSE = 1e-4  # a singular end within this of a moved witness point (relative) lies on that component
+EXPAND = 16  # the most weights of a deep network whose coefficient map is expanded (as numeric_critical_locus)
+
+
+class Found:
+    """A component found by the cascade: its slice system, witness points (theta, w) at b0, and its record."""
+
+    def __init__(self, rs: RankSystem, X: np.ndarray, component: CriticalComponent):
+        self.rs, self.X, self.component = rs, X, component
+
+    def contains(self, theta: np.ndarray, loose: bool = False) -> bool:
+        """Whether theta lies on the component: its witness set moved to the parallel slice through theta reaches
+        it. ``loose``: theta is a singular end (a few digits only), and the moved points may end singular there too
+        (where the slice passes through the component's own singular points), so any end within 1e-4 counts."""
+        if not loose:
+            return member(self.rs.system, self.X, self.rs.b0, self.rs.S, theta)
+        n, target = len(theta), self.rs.S @ theta
+        ends = self.rs.system.track(self.X, self.rs.b0, target, threads=1).points
+        ok = np.isfinite(ends).all(axis=1)
+        if not ok.any():
+            return False
+        return bool(np.abs(ends[ok, :n] - theta).max(axis=1).min() < LOOSE * max(1.0, float(np.abs(theta).max())))
+
+
+def monodromy_groups(rs: RankSystem, X: np.ndarray, rng: np.random.Generator, deadline: float,
+                     max_loops: int = 40, stall: int = 10) -> list[tuple[np.ndarray, object, int]]:
+    """The points X grouped by monodromy loops b0 -> b1 -> b2 -> b0 of parallel slices, until every group passes the
+    trace test (or ``stall`` loops in a row join nothing, or ``max_loops``): (points, trace check, loops) per group."""
+    n, b0 = rs.fmap.n, rs.b0
+    parent = list(range(len(X)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    traces: dict[frozenset, object] = {}
+
+    def groups() -> list[list[int]]:
+        out: dict[int, list[int]] = {}
+        for i in range(len(X)):
+            out.setdefault(find(i), []).append(i)
+        return list(out.values())
+
+    def all_pass() -> bool:
+        ok = True
+        for g in groups():
+            key = frozenset(g)
+            if key not in traces:
+                traces[key] = theta_trace_test(rs.system, X[g], b0, n, rng)
+            ok = ok and traces[key].passed
+        return ok
+
+    loops, quiet = 0, 0
+    scale = max(1.0, float(np.abs(b0).max()))
+    while not all_pass() and loops < max_loops and quiet < stall and time.monotonic() < deadline:
+        loops += 1
+        size = scale * 2.0 ** (loops % 5)  # loops of several sizes: some branch points lie far from b0
+        b1, b2 = b0 + size * cnormal(rng, len(b0)), b0 + size * cnormal(rng, len(b0))
+        Y = track_ends(rs.system, track_ends(rs.system, track_ends(rs.system, X, b0, b1), b1, b2), b2, b0)
+        joined = False
+        for i, y in enumerate(Y):
+            if np.isnan(y).any():
+                continue
+            d = np.abs(X[:, :n] - y[:n]).max(axis=1)
+            j = int(d.argmin())
+            if d[j] < SAME * max(1.0, float(np.abs(y[:n]).max())) and find(i) != find(j):
+                parent[find(i)] = find(j)
+                joined = True
+        quiet = 0 if joined else quiet + 1
+    all_pass()
+    return [(X[g], traces[frozenset(g)], loops) for g in groups()]
+
+
+def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 200000, timeout: float = 600.0,
+                           min_dimension: int | None = None, label: str = "", fallback_seeds: int = 8,
+                           log: Callable[[str], None] | None = None) -> NumericCriticalLocus:
+    """The components of the critical locus of ``fmap`` by the cascade (module docstring), with a status per
+    dimension; ``min_dimension``: the smallest dimension searched (default 1 where J is homogeneous, else 0)."""
+    started = time.monotonic()
+    deadline = started + timeout
+    rng = np.random.default_rng(seed)
+    say = log or (lambda s: None)
+    n = fmap.n
+    r, gap = generic_rank(fmap, rng)
+    polys = JacobianPolys.of(fmap)
+    homogeneous = len({sum(m) for m in polys.monomials}) <= 1
+    lowest = (1 if homogeneous else 0) if min_dimension is None else min_dimension
+    found: list[Found] = []
+    dimensions: list[dict] = []
+    solves: list[dict] = []
+    stopped = ""
+    for q in range(1, n - lowest + 1):
+        d = n - q
+        t0, paths, reasons, others = time.monotonic(), 0, [], []
+        new_here: list[Found] = []
+        for rho in range(r - 1, -1, -1):
+            if time.monotonic() > deadline:
+                stopped = f"time limit at dimension {d}"
+                break
+            count, total = path_count(max(1, polys.degree), q, rho, r, n)
+            if count > max_paths:
+                solves.append({"codimension": q, "rank": rho, "kernel_vectors": kernel_vectors(q, rho, r, n),
+                               "paths": count, "total_degree_paths": total, "method": "skipped",
+                               "status": Status.NOT_COMPUTED.value})
+                stopped = f"dimension {d}, rank {rho}: {count} paths > {max_paths} (the path limit)"
+                break
+            rs = RankSystem.random(fmap, polys, rho, q, r, rng)
+            s = solve_slice(rs, r, rng, max_paths)
+            solves.append(s.to_dict())
+            paths += s.paths
+            if s.status is not Status.VERIFIED:
+                reasons.append(f"rank {rho}: {s.reason}")
+            others += s.singular
+            fresh = [x for x in s.points if not any(F.contains(x[:n]) for F in found)]
+            say(f"dimension {d}, rank {rho}: {s.paths} paths, {len(s.points)} points of rank {rho}, "
+                f"{len(s.points) - len(fresh)} on components found")
+            if not fresh:
+                continue
+            for X, trace, loops in monodromy_groups(rs, np.array(fresh), rng, deadline):
+                tangent = rs.tangent(X[0])
+                J = fmap.jacobian(X[0, :n])
+                image = numerical_rank(J @ tangent, scale=float(np.linalg.norm(J, 2)))[0] if tangent.size else 0
+                if tangent.shape[1] != d:
+                    reasons.append(f"rank {rho}: a tangent space of dimension {tangent.shape[1]}, not {d}")
+                ok = trace is not None and trace.passed
+                if not ok:
+                    reasons.append(f"rank {rho}: a group of {len(X)} points failed the trace test")
+                comp = CriticalComponent(dimension=d, degree=len(X), jacobian_rank=rho, image_dimension=image,
+                                         degree_status=Status.VERIFIED if ok else Status.LOWER_BOUND, trace=trace,
+                                         loops=loops, hits=len(X), found_by="cascade")
+                new_here.append(Found(rs, X, comp))
+                say(f"  component: {comp.line()}")
+        if stopped:
+            dimensions.append({"dimension": d, "components": len(new_here), "status": Status.LOWER_BOUND.value,
+                               "paths": paths, "seconds": time.monotonic() - t0, "reason": stopped})
+            found += new_here
+            break
+        found += new_here
+        unexplained = sum(not any(F.contains(th, loose=True) for F in found if F.component.dimension >= d)
+                          for th in others)
+        if unexplained:
+            reasons.append(f"{unexplained} of {len(others)} other ends on the locus (singular, or of another rank) "
+                           f"lie on no component found")
+        status = Status.LOWER_BOUND if reasons else Status.VERIFIED
+        dimensions.append({"dimension": d, "components": len(new_here), "status": status.value, "paths": paths,
+                           "seconds": time.monotonic() - t0,
+                           "reason": "; ".join(reasons) or f"every path ended; {len(others)} other ends on the locus "
+                                                            f"all on components found; every trace test passed"})
+    components = [F.component for F in found]
+    for c in components:  # maximal where every larger dimension was shown complete (membership ran against it)
+        c.maximal = all(dd["status"] == Status.VERIFIED.value for dd in dimensions if dd["dimension"] > c.dimension)
+    searched = {dd["dimension"] for dd in dimensions if dd["status"] == Status.VERIFIED.value}
+    failures: list[str] = []
+    if stopped and time.monotonic() < deadline:  # the dimensions left: the random seeding, a lower bound
+        rest = critical_locus_of_map(fmap, seeds=fallback_seeds, seed=seed, timeout=deadline - time.monotonic(),
+                                     label=label)
+        below = min(dd["dimension"] for dd in dimensions)
+        for c in rest.components:
+            if c.dimension < below or (c.dimension == below and c.dimension not in searched):
+                c.found_by = "seeding"
+                components.append(c)  # not checked against the cascade's components of larger dimension
+        failures = rest.failures
+    floor = 1 if homogeneous else 0
+    complete = (not stopped and lowest <= floor
+                and all(dd["status"] == Status.VERIFIED.value for dd in dimensions))
+    if complete:
+        reason = (f"every dimension from {n - 1 if dimensions else n} down to {lowest} searched, every homotopy "
+                  f"ended, every trace test passed" + (", and C is a cone (no component of dimension 0)"
+                                                       if lowest == 1 else ""))
+    else:
+        bad = [f"dimension {dd['dimension']}: {dd['reason']}" for dd in dimensions
+               if dd["status"] != Status.VERIFIED.value]
+        if stopped:
+            bad.append(f"dimensions below {min(dd['dimension'] for dd in dimensions)} by random seeding only")
+        elif lowest > floor:
+            bad.append(f"dimensions below {lowest} not searched (min_dimension)")
+        reason = "; ".join(bad)
+    return NumericCriticalLocus(label=label or fmap.label, weights=[str(s) for s in fmap.weights], generic_rank=r,
+                                rank_gap=gap, components=components, seeds=0, seed=seed,
+                                seconds=time.monotonic() - started, failures=failures, map_label=fmap.label,
+                                method="cascade", dimensions=dimensions, solves=solves, complete=complete,
+                                complete_reason=reason)
+
+
+def decompose_critical_locus(arch: AttentionNetwork, seed: int = 0, max_paths: int = 200000, timeout: float = 600.0,
+                             min_dimension: int | None = None, fallback_seeds: int = 8,
+                             log: Callable[[str], None] | None = None) -> NumericCriticalLocus:
+    """The cascade on the network's coefficient map (the weights of ``m2bridge critical``); where that map cannot be
+    built in polynomials of the weights alone, the random seeding of :func:`.critical.numeric_critical_locus` (a
+    lower bound, its reason in ``complete_reason``)."""
+    started = time.monotonic()
+    weights = getattr(arch, "parameters", 0)
+    why = (f"{weights} weights in {arch.layers} layers: the coefficient map is too large to expand (more than "
+           f"{EXPAND} weights), and the cascade needs J as polynomials in the weights alone"
+           if getattr(arch, "layers", 1) > 1 and weights > EXPAND else "")
+    try:
+        fmap = None if why else coefficient_map(arch)
+    except (ValueError, NotImplementedError, MemoryError) as e:
+        fmap, why = None, f"the coefficient map: {e}"
+    if fmap is None:
+        result = numeric_critical_locus(arch, seeds=fallback_seeds, seed=seed, timeout=timeout, log=log)
+        result.complete_reason = f"no cascade ({why}); random seeding only"
+        return result
+    result = cascade_critical_locus(fmap, seed, max_paths, timeout - (time.monotonic() - started), min_dimension,
+                                    label=str(arch), fallback_seeds=fallback_seeds, log=log)
+    result.seconds = time.monotonic() - started
+    return result

@@ -125,9 +125,10 @@ API_GROUPS = [  # (page, title, packages or modules documented there, introducti
     ("metric", "The loss and robustness", ["m2bridge.metric"],
      "Critical points of squared distances on neuromanifolds: the loss of a dataset and the distance to a "
      "decision boundary ([loss](../guide/loss.md), [robustness](../guide/robustness.md))."),
-    ("homotopy", "Homotopy continuation", ["m2bridge.homotopy"],
+    ("homotopy", "Homotopy continuation", ["m2bridge.homotopy", "m2bridge.witness"],
      "The path tracker, monodromy, the trace test and Krawczyk certification "
-     "([Results you can cite](../results.md))."),
+     "([Results you can cite](../results.md)); the public engine for any square system "
+     "([guide](../guide/engine.md)); witness sets of critical loci."),
     ("bridge", "The Macaulay2 bridge", ["m2bridge.bridge"],
      "The persistent Macaulay2 session, values in both directions, the AttentionGeometry package, the doctor "
      "and the IPython magics ([teaching](../guide/teaching.md))."),

@@ -80,8 +80,9 @@ class NumericCriticalLocus(Result):
             return f"verified: the list of components is complete with probability one ({self.complete_reason})"
         if self.dimensions:
             return f"lower bound: {self.complete_reason}"
-        return (f"lower bound: the components that {self.seeds} random seeds reached; nothing proves that no component "
-                f"is missing (a component that random starts rarely reach can be left out)")
+        why = f"{self.complete_reason}: " if self.complete_reason else ""
+        return (f"lower bound: {why}the components that {self.seeds} random seeds reached; nothing proves that no "
+                f"component is missing (a component that random starts rarely reach can be left out)")
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": "numeric critical locus", "network": self.label, "space": "weights", "weights": self.weights,

@@ -9,7 +9,6 @@ from m2bridge.witness import PolynomialMap, decompose_critical_locus, numeric_cr
 from m2bridge.witness.decompose import cascade_critical_locus
 
 
-@pytest.mark.timeout(900)
 @pytest.mark.parametrize("dims, lowest", [((2, 1), None), ((2, 2), 4)])
 def test_cascade_matches_exact(dims, lowest):
     """The cascade's components are Macaulay2's (dimensions and degrees), each degree verified by the trace test and
@@ -35,7 +34,6 @@ def test_cascade_matches_exact(dims, lowest):
                                                                                                        (3, 3, 4)]
 
 
-@pytest.mark.timeout(300)
 def test_cascade_three_axes():
     """The critical points of x y z are where its gradient (yz, xz, xy) vanishes: the three coordinate axes (dimension
     1, degree 1, rank 0); leaving one out fails the comparison."""
@@ -45,7 +43,6 @@ def test_cascade_three_axes():
     assert res.complete and res.to_dict()["components_status"] == "verified"
 
 
-@pytest.mark.timeout(300)
 def test_cascade_three_surfaces():
     """g = x y (z^2 - w): grad g = (y h, x h, 2 x y z, -x y), h = z^2 - w, vanishes exactly on x = y = 0 (a plane),
     x = h = 0 and y = h = 0 (two quadric surfaces), each Morse-Bott (reduced); J is not homogeneous, so every
@@ -59,7 +56,6 @@ def test_cascade_three_surfaces():
     assert res.complete and all(c.maximal for c in res.components)
 
 
-@pytest.mark.timeout(300)
 def test_cascade_nonreduced_is_a_lower_bound():
     """(x (y^2 - z w), x^2): its 2 x 2 minors are -4 x^2 y, 2 x^2 w, 2 x^2 z, so rank J < 2 on the plane x = 0; the
     kernel equations vanish twice there (2 x v1 = 0 with v1 = 0), so its points are only singular ends: the cascade
@@ -73,7 +69,6 @@ def test_cascade_nonreduced_is_a_lower_bound():
     assert not any(c.maximal for c in res.components)  # below an incomplete dimension nothing is shown maximal
 
 
-@pytest.mark.timeout(600)
 def test_path_limit_gives_a_lower_bound():
     """Past ``max_paths`` the cascade stops, says where, and the dimensions left come from random seeding."""
     arch = LightningAttention(dims=(2, 1), ranks=2, tokens=2)
@@ -84,7 +79,6 @@ def test_path_limit_gives_a_lower_bound():
     assert any(s["method"] == "skipped" for s in data["solves"])
 
 
-@pytest.mark.timeout(300)
 def test_one_layer_images():
     """V = 0 maps to the zero function; the same-u component A = s w^T, V = c s^T to q_k = a_k m^2 (dimension 3)."""
     res = numeric_critical_locus(LightningAttention(dims=(2, 1), ranks=2, tokens=2), seeds=6, seed=0, timeout=200)

@@ -85,3 +85,29 @@ def test_one_layer_images():
     images = sorted((c.degree, c.image_dimension) for c in res.components)
     assert images == [(1, 0), (3, 3)]
     assert res.to_dict()["components_status"] == "lower_bound"
+
+
+def test_critical_numeric_on_the_command_line_matches_the_exact_command():
+    """critical --numeric (witness sets) and critical (Macaulay2) on (2,1): the same dimensions and degrees; the
+    numeric JSON passes the critical schema (no infinity or NaN in it) and says the list is verified complete."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from m2bridge.schemas import validate
+
+    def run(*extra: str) -> dict:
+        out = subprocess.run([sys.executable, "-m", "m2bridge.cli", "critical", "--dims", "2,1", "--ranks", "2",
+                              "--tokens", "2", "--json", *extra], capture_output=True, text=True, timeout=600,
+                             cwd=Path(__file__).resolve().parent.parent)
+        assert out.returncode == 0, out.stderr
+        data = json.loads(out.stdout)  # strict JSON: json.loads accepts Infinity, so check the text too
+        assert "Infinity" not in out.stdout and "NaN" not in out.stdout
+        validate("critical", data)
+        return data
+
+    numeric, exact = run("--numeric", "--timeout", "500"), run()
+    pairs = sorted((c["dimension"], c["degree"]) for c in numeric["components"])
+    assert pairs == sorted((c["dimension"], c["degree"]) for c in exact["components"])
+    assert numeric["status"] == numeric["components_status"] == "verified"

@@ -17,7 +17,7 @@ from m2bridge.cli.args import (
     positive_seconds,
     script_note,
 )
-from m2bridge.errors import M2BridgeError, M2MemoryLimit, M2NotFound
+from m2bridge.errors import ArchitectureError, M2BridgeError, M2MemoryLimit, M2NotFound
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -137,6 +137,18 @@ def implicit_linear(args: argparse.Namespace) -> int:
     return 0
 
 
+def _numeric_critical(args: argparse.Namespace, arch: Any) -> int:
+    """critical --numeric: the witness-set decomposition (m2bridge.witness)."""
+    from m2bridge.witness import decompose_critical_locus
+
+    if args.field != "QQ" or args.m2_script or args.force:
+        raise ArchitectureError("--numeric takes no --field, --m2-script or --force (it runs no Macaulay2)")
+    res = decompose_critical_locus(arch, seed=args.seed, max_paths=args.max_paths,
+                                   timeout=args.timeout or 600.0, min_dimension=args.min_dimension)
+    emit(args, res.to_dict(), str(res))
+    return 0
+
+
 def components_command(fn_name: str) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         from m2bridge.exact import compute
@@ -146,6 +158,10 @@ def components_command(fn_name: str) -> Callable[[argparse.Namespace], int]:
         kwargs: dict[str, Any] = dict(field=args.field, timeout=args.timeout, force=args.force,
                                       script_out=args.m2_script)
         arch = architecture(args)
+        if fn_name == "critical_points" and args.numeric:
+            return _numeric_critical(args, arch)
+        if fn_name == "critical_points" and (args.min_dimension is not None or args.max_paths != 200000):
+            raise ArchitectureError("--min-dimension and --max-paths go with --numeric")
         if fn_name == "fiber":
             if args.at:
                 check_feasible(arch, "the fiber", args.force)
@@ -226,6 +242,16 @@ def register(sub: Any) -> None:
                  f"{name} --dims 2,1 --ranks 2 --tokens 2 --json", *extra)
         add_architecture(p)
         add_exact_options(p)
+        if name == "critical":
+            p.add_argument("--numeric", action="store_true",
+                           help="witness sets instead of Macaulay2 (deep networks, blocks): a cascade of slices, each "
+                                "component's degree by a trace test, the list verified complete where every "
+                                "dimension was searched, else a lower bound that says why")
+            p.add_argument("--min-dimension", type=int, default=None, metavar="D",
+                           help="with --numeric: search components of dimension >= D only")
+            p.add_argument("--max-paths", type=positive_int, default=200000, metavar="N",
+                           help="with --numeric: the most paths one slice's homotopy may track (default 200000)")
+            p.add_argument("--seed", type=int, default=0, help="with --numeric: seed of the random slices (default 0)")
         if name == "fiber":
             p.add_argument("--seed", type=int, default=0, help="seed of the random weight point (default 0)")
             p.add_argument("--at", metavar="FILE",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +51,17 @@ class CriticalComponent(Result):
                 "maximal": self.maximal}
 
 
+def _finite(value: Any) -> Any:
+    """JSON has no infinity or NaN: a gap or margin that is not a finite number becomes null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
 @dataclass
 class NumericCriticalLocus(Result):
     """The components of {weights : rank J < generic rank} found by :func:`.critical.numeric_critical_locus`. The
@@ -85,12 +98,13 @@ class NumericCriticalLocus(Result):
                 f"component is missing (a component that random starts rarely reach can be left out)")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": "numeric critical locus", "network": self.label, "space": "weights", "weights": self.weights,
+        return _finite({"kind": "numeric critical locus", "status": self.status.value,
+                "dimension": max((c.dimension for c in self.components), default=-1), "network": self.label, "space": "weights", "weights": self.weights,
                 "method": self.method, "map": self.map_label, "generic_rank": self.generic_rank,
                 "rank_gap": self.rank_gap, "components": [c.to_dict() for c in self.components],
                 "components_status": self.status.value, "certificate": self.certificate, "seeds": self.seeds,
                 "seed": self.seed, "seconds": self.seconds, "failures": self.failures, "dimensions": self.dimensions,
-                "solves": self.solves}
+                "solves": self.solves})
 
     def __str__(self) -> str:
         found = "; ".join(f"dim {c.dimension} deg {c.degree}{'' if c.status.certain else '+'}"

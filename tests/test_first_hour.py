@@ -149,7 +149,7 @@ def test_the_loss_report_says_once_that_msolve_cannot_be_used(m2, no_msolve):
 
 
 @pytest.mark.parametrize("command,way", [
-    (["singular", "--dims", "2,2", "--ranks", "2", "--tokens", "2", "--timeout", "2"], "--field ZZ/32003"),
+    (["singular", "--dims", "3,1", "--ranks", "3", "--tokens", "2", "--timeout", "2"], "--field ZZ/32003"),
     (["implicit", "--dims", "3,1", "--ranks", "3", "--tokens", "2", "--timeout", "1"], "--max-degree K"),
     (["dim", "--dims", "40,40", "--ranks", "40", "--tokens", "2", "--method", "numeric", "--timeout", "1"],
      "--samples"),

@@ -50,6 +50,8 @@ def _timeout_way(args: argparse.Namespace) -> str | None:
     if args.command == "dim" and getattr(args, "method", None) != "exact":  # the numeric rank took the time
         return ("Raise --timeout (a large Jacobian's rank takes minutes; its progress is shown on standard error), "
                 "or give fewer --samples; --method formula gives the paper's formula alone.")
+    if getattr(args, "field", "QQ") != "QQ" and args.command in ("singular", "critical"):  # already modulo p
+        return "Raise --timeout; the computation already runs modulo a prime."
     return _TIMEOUT_WAYS.get(args.command)
 
 

@@ -56,19 +56,34 @@ class PolynomialSystem:
             if not all(c.is_number for c in f.coeffs()):
                 raise ValueError(f"coefficients must be numbers (a symbol not among the variables or parameters?): "
                                  f"{f.as_expr()}")
+        self._set_table([dict(zip(f.monoms(), f.coeffs())) for f in polys])
+
+    @classmethod
+    def from_terms(cls, equations: Sequence[dict[tuple[int, ...], complex]], variables: Sequence[Any],
+                   parameters: Sequence[Any] = ()) -> "PolynomialSystem":
+        """The system from its terms (exponent tuples over the variables then the parameters -> coefficient),
+        without sympy (whose expansion can dominate a large system's set-up). Only for tracking, Newton and
+        evaluation: ``equations`` holds placeholders (no Krawczyk boxes, no ``specialize``)."""
+        system = cls.__new__(cls)
+        system.variables, system.parameters = tuple(variables), tuple(parameters)
+        system.equations = (None,) * len(equations)  # type: ignore[assignment]
+        system._set_table(equations)
+        return system
+
+    def _set_table(self, equations: Sequence[dict[tuple[int, ...], Any]]) -> None:
+        """``degrees`` (in the variables alone) and the term table the compiled kernels read."""
         N = len(self.variables)
-        self.degrees = tuple(max((sum(m[:N]) for m in f.monoms()), default=0) for f in polys)  # in x alone
-        terms = [(i, complex(c), m) for i, f in enumerate(polys) for m, c in f.terms() if c != 0]
+        self.degrees = tuple(max((sum(m[:N]) for m in eq), default=0) for eq in equations)
+        terms = [(i, complex(c), m) for i, eq in enumerate(equations) for m, c in eq.items() if c != 0]
         K = max([1] + [sum(1 for e in m if e) for _, _, m in terms])
-        eq = np.array([i for i, _, _ in terms], dtype=np.int64)
-        coef = np.array([c for _, c, _ in terms], dtype=np.complex128)
         fvar = np.zeros((len(terms), K), dtype=np.int64)
         fexp = np.zeros((len(terms), K), dtype=np.int64)
         for k, (_, _, m) in enumerate(terms):
             nz = [j for j, e in enumerate(m) if e]
             fvar[k, :len(nz)] = nz
             fexp[k, :len(nz)] = [m[j] for j in nz]
-        self.table = (eq, coef, fvar, fexp)
+        self.table = (np.array([i for i, _, _ in terms], dtype=np.int64),
+                      np.array([c for _, c, _ in terms], dtype=np.complex128), fvar, fexp)
         self.top = int(fexp.max(initial=1))
 
     @property

@@ -105,7 +105,7 @@ class RankSystem:
             eq = {_unit(n + N + k, l): complex(row[l]) for l in range(n)}
             eq[_unit(n + N + k, n + N + j)] = -1.0
             eqs.append(eq)
-        self.system = table_system(eqs, [*f.weights, *self.W], self.bs)
+        self.system = PolynomialSystem.from_terms(eqs, [*f.weights, *self.W], self.bs)
 
     @property
     def k(self) -> int:
@@ -222,7 +222,7 @@ def two_homogeneous_solve(rs: RankSystem, rng: np.random.Generator, max_paths: i
         eq = linear(coefficients, offset)
         eq[(0,) * width] = -1.0
         eqs.append(eq)
-    homotopy = table_system(eqs, [*X, *Wg], (a, bb))
+    homotopy = PolynomialSystem.from_terms(eqs, [*X, *Wg], (a, bb))
     starts = []
     Srows = np.hstack([-rs.b0[:, None], rs.S])
     for T in itertools.combinations(range(neq), q):
@@ -300,29 +300,6 @@ def solve_slice(rs: RankSystem, r: int, rng: np.random.Generator, max_paths: int
                       X[distinct], singular, dropped, reason)
 
 
-def table_system(equations: list[dict[tuple[int, ...], complex]], variables: list, parameters: list
-                 ) -> PolynomialSystem:
-    """A :class:`PolynomialSystem` from its terms (exponent tuples over variables then parameters -> coefficient),
-    without sympy (whose expansion dominated the time): the same term table its constructor builds. Only for tracking,
-    Newton and evaluation (no Krawczyk boxes, no ``specialize``: ``equations`` holds placeholders)."""
-    system = PolynomialSystem.__new__(PolynomialSystem)
-    # no sympy form: one placeholder per equation (evaluate sizes its output by their number)
-    system.variables, system.parameters = tuple(variables), tuple(parameters)
-    system.equations = (None,) * len(equations)  # type: ignore[assignment]
-    nv = len(variables)
-    system.degrees = tuple(max((sum(m[:nv]) for m in eq), default=0) for eq in equations)
-    terms = [(i, complex(c), m) for i, eq in enumerate(equations) for m, c in eq.items() if c != 0]
-    K = max([1] + [sum(1 for x in m if x) for _, _, m in terms])
-    fvar = np.zeros((len(terms), K), dtype=np.int64)
-    fexp = np.zeros((len(terms), K), dtype=np.int64)
-    for t, (_, _, m) in enumerate(terms):
-        nz = [j for j, x in enumerate(m) if x]
-        fvar[t, :len(nz)] = nz
-        fexp[t, :len(nz)] = [m[j] for j in nz]
-    system.table = (np.array([i for i, _, _ in terms], dtype=np.int64),
-                    np.array([c for _, c, _ in terms], dtype=np.complex128), fvar, fexp)
-    system.top = int(fexp.max(initial=1))
-    return system
 
 
 def _unit(width: int, j: int) -> tuple[int, ...]:

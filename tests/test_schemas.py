@@ -27,6 +27,7 @@ RUNS = {  # one small run of every command with --json (the loss and robust with
     "figure3": [("figure3", "--samples", "40", "--lightning")],
     "compare": [("compare", "--dims", "2,2", "--ranks", "1:2", "--tokens", "2", "--no-cache", "--methods",
                  "numeric,formula,exact")],
+    "field": [("field", "--paper", "smk,mm")],
 }
 STATUSES = {s.value for s in Status}
 

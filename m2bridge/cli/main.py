@@ -9,7 +9,7 @@ import sys
 from m2bridge import __version__
 from m2bridge.bridge.doctor import with_way_out
 from m2bridge.bridge.memory import MEMORY_ENV
-from m2bridge.cli import dimension, exact, metric
+from m2bridge.cli import dimension, exact, field, metric
 from m2bridge.cli.args import check_file_path, examples_epilog
 from m2bridge.deadline import Deadline
 from m2bridge.errors import M2BridgeError, M2NotFound, RunTimeout
@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     exact.register(sub)
     metric.register(sub)
     dimension.register(sub)
+    field.register(sub)
     return parser
 
 

@@ -13,7 +13,8 @@ from importlib.resources import files
 from typing import Any
 
 SCHEMA_VERSION = "1"
-COMMANDS = ("implicit", "singular", "critical", "fiber", "loss", "robust", "ed", "dim", "figure1", "figure3", "compare")
+COMMANDS = ("implicit", "singular", "critical", "fiber", "loss", "robust", "ed", "dim", "figure1", "figure3", "compare",
+            "field")
 SETUP_COMMANDS = ("doctor", "install-m2-package", "paper")  # about the installation or a report: no result status
 
 

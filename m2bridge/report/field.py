@@ -226,8 +226,9 @@ class FieldReport(Result):
 
     def __str__(self) -> str:
         lines = [f"m2bridge field: {len(self.rows)} claims of {len(self.papers)} paper(s) recomputed in "
-                 f"{self.seconds:.0f} s: " + ", ".join(f"{n} {v}" + (" (hold once converted)" if v == VERDICTS[1] else "")
-                                                      for v, n in self.counts().items()),
+                 f"{self.seconds:.0f} s: " + ", ".join(
+                     f"{n} {v}" + (" (hold once converted)" if v == VERDICTS[1] else "")
+                     for v, n in self.counts().items()),
                  f"convention: {CONVENTION}"]
         for p in self.papers:
             rows = [r for r in self.rows if r.claim.paper == p]

@@ -167,7 +167,8 @@ def ktb_claims() -> list[Claim]:
         d, w, _ = widths
         out.append(Claim("ktb", cite_shallow, "the bound is attained for shallow networks", f"widths {widths}, r = {r}",
                          _dense_cmd("dim", widths, r), "dim", _dense(widths, r), {"dimension": ktb_bound(widths, r)},
-                         conditions=False, outside=f"(d, r, w) = ({d}, {r}, {w}) is an Alexander-Hirschowitz exception"))
+                         conditions=False,
+                         outside=f"(d, r, w) = ({d}, {r}, {w}) is an Alexander-Hirschowitz exception"))
     for widths, r in [((2, 2, 2, 2), 2), ((2, 2, 2, 2), 3), ((3, 3, 3), 2), ((3, 1, 3), 2), ((2, 3, 3, 2), 2)]:
         out.append(Claim("ktb", cite_bound, "the dimension is at most the bound (an upper bound; equality is the "
                          "expected case)", f"widths {widths}, r = {r}", _dense_cmd("dim", widths, r), "dim",
@@ -243,7 +244,8 @@ def kmmt_claims() -> list[Claim]:
                          span=span))
     layers2 = [((2, 2), (1, 1), 1), ((2, 2), (1, 1), 1)]
     out.append(Claim("kmmt", cite, "sum of filter sizes minus (L - 1) (the 1-D count, applied to 2-D filters)",
-                     "2-D filters 2x2, 2x2, input 3x3", _conv_cmd("dim", (3, 3), layers2), "dim", _conv((3, 3), layers2),
+                     "2-D filters 2x2, 2x2, input 3x3", _conv_cmd("dim", (3, 3), layers2), "dim",
+                     _conv((3, 3), layers2),
                      {"dimension": 4 + 4 - 1}, conditions=False,
                      outside="2-D convolutions: the formula is stated for 1-D (a 2-D filter of size 3x3 has 9 entries: "
                              "bivariate polynomials do not factor in general)"))
@@ -292,7 +294,8 @@ def smk_claims() -> list[Claim]:
         kernels = [k for k, _, _ in layers]
         out.append(Claim("smk", cite_fiber, "the generic fiber's tangent space is the L - 1 filter rescalings and "
                          "nothing else (a finite fiber up to rescaling)",
-                         f"filters ({', '.join(str(k[0]) for k in kernels)}), input {length}", _conv_cmd("dim", length, layers, " --json"), "fiber", _conv(length, layers),
+                         f"filters ({', '.join(str(k[0]) for k in kernels)}), input {length}",
+                         _conv_cmd("dim", length, layers, " --json"), "fiber", _conv(length, layers),
                          {"kernel": len(layers) - 1, "unexplained": 0},
                          notes=["checks the tangent space only; that the fiber is one orbit is not checked"]))
     return out

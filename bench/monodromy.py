@@ -112,16 +112,16 @@ def main() -> None:
                          "compiled"))
         if args.former:
             rows.append(("V alone, former strategy", profile_points, unknowns, 1,
-                         partial(monodromy, reuse=False, reach=1.0), "compiled"))
+                         partial(monodromy, policy="fresh", reach=1.0), "compiled"))
         variants = [  # (asked for, the row's name, monodromy's options changed, how it runs)
-            (args.around, "loops around u0", {"around": True}, "compiled"),
-            (args.quiet_around, "tail around u0", {"quiet_around": True}, "compiled"),
-            (args.tail_triangles, "triangles in tail", {"incomplete_around": False}, "compiled"),
+            (args.around, "loops around u0", {"policy": "around"}, "compiled"),
+            (args.quiet_around, "tail around u0", {"policy": "quiet-around"}, "compiled"),
+            (args.tail_triangles, "triangles in tail", {"policy": "tail-triangles"}, "compiled"),
             (args.complex_base, "complex u0", {}, "complex u0"),
             (args.rk4, "RK4 predictor", {}, "rk4"),
             (args.free_blas, "free BLAS", {}, "free blas"),
-            (args.no_join, "no joined loops", {"join": False}, "compiled"),
-            (args.spokes, "spokes in the tail", {"spokes": True}, "compiled"),
+            (args.no_join, "no joined loops", {"policy": "triangles"}, "compiled"),
+            (args.spokes, "spokes in the tail", {"policy": "spokes"}, "compiled"),
             (args.fresh_trace, "fresh trace lines", {"recheck": None}, "fresh trace"),
         ]
         rows += [(f"V alone, {name}, {args.workers} thr.", profile_points, unknowns, args.workers,

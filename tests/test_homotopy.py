@@ -7,6 +7,7 @@ import sympy
 
 from m2bridge import LightningAttention
 from m2bridge.exact.counts import profile_model
+from m2bridge.homotopy.monodromy_policy import Policy
 from m2bridge.metric.data import generate_dataset
 
 
@@ -188,7 +189,7 @@ def test_monodromy_pushes_each_point_once_through_each_kept_loop(monkeypatch):
     assert len(kept.points) == 6 and len(first_legs) == len(set(first_legs)) > 0
     assert any(a & b for i, a in enumerate(rounds) for b in rounds[:i])  # a loop reused in a later round
     first_legs.clear(), rounds.clear()
-    fresh = homotopy.monodromy(system, start, u0, np.random.default_rng(4), stall=10, reuse=False)
+    fresh = homotopy.monodromy(system, start, u0, np.random.default_rng(4), stall=10, policy="fresh")
     assert len(homotopy.new_points(kept.points, fresh.points)) == 0 and len(fresh.points) == 6
     assert not any(a & b for i, a in enumerate(rounds) for b in rounds[:i])
 
@@ -208,7 +209,8 @@ def test_monodromy_loops_around_u0_find_the_same_points_and_scales_shrink_the_lo
         return real_track(system, X0, ua, ub, *args, **kwargs)
 
     monkeypatch.setattr(homotopy.tracker, "track", recording)
-    around = homotopy.monodromy(system, start[:1], u0, np.random.default_rng(4), stall=10, around=True, join=False)
+    around = homotopy.monodromy(system, start[:1], u0, np.random.default_rng(4), stall=10,
+                                policy=Policy(around=True, join=False))
     assert len(legs) % 5 == 0 and np.allclose(legs[0][0], u0) and np.allclose(legs[4][1], u0)
     corners = np.array([legs[k][1] for k in range(3)])
     assert np.allclose(legs[3][1], corners[0]) and np.allclose(corners.mean(axis=0), u0)
@@ -222,7 +224,8 @@ def test_monodromy_loops_around_u0_find_the_same_points_and_scales_shrink_the_lo
     legs.clear()
     scales = np.array([1.0, 1.0, 1e-6, 1.0])
     for shape in (False, True):
-        homotopy.monodromy(system, start, u0, np.random.default_rng(4), stall=1, around=shape, scales=scales)
+        homotopy.monodromy(system, start, u0, np.random.default_rng(4), stall=1, policy="around" if shape else "joins",
+                           scales=scales)
         offsets = np.array([b - u0 for a, b in legs if np.allclose(a, u0)])
         assert len(offsets) and np.abs(offsets[:, 2]).max() < 1e-4 * np.abs(offsets[:, [0, 1, 3]]).max(axis=1).min()
         legs.clear()
@@ -613,7 +616,7 @@ def test_fresh_loops_go_around_u0_after_a_quiet_one_or_a_failed_trace_test(monke
     system, start, u0 = _quadric_cone_start()
     real_track = homotopy.tracker.track
 
-    def legs_per_round(**options):
+    def legs_per_round(flags: dict | None = None, **options):
         legs, rounds = [], []
 
         def counting(system, X0, ua, ub, *args, **kwargs):
@@ -624,13 +627,14 @@ def test_fresh_loops_go_around_u0_after_a_quiet_one_or_a_failed_trace_test(monke
             return real_track(system, X0, ua, ub, *args, **kwargs)
 
         monkeypatch.setattr(homotopy.tracker, "track", counting)
-        found = homotopy.monodromy(system, start, u0, np.random.default_rng(4), **{"stall": 4, "join": False,
-                                                                                   **options})
+        policy = Policy(join=False, **(flags or {}))
+        found = homotopy.monodromy(system, start, u0, np.random.default_rng(4), **{"stall": 4, **options},
+                                   policy=policy)
         assert len(found.points) == 6
         return rounds
 
     assert set(legs_per_round()) == {3}
-    mixed = legs_per_round(quiet_around=True)
+    mixed = legs_per_round({"quiet_around": True})
     assert set(mixed) == {3, 5} and mixed[-4:] == [3, 5, 5, 5]  # the stall: a triangle found nothing, then around
     # once the trace test (here a stand-in that always says incomplete) has failed, the fresh loops go around u0:
     # it is asked after the first quiet fresh loop (stall 1), and three more fresh loops follow (patience 3)
@@ -642,7 +646,7 @@ def test_fresh_loops_go_around_u0_after_a_quiet_one_or_a_failed_trace_test(monke
 
     after = legs_per_round(stall=1, verify=incomplete, patience=3)
     assert asked == [6] and after[-4:] == [3, 5, 5, 5]
-    assert legs_per_round(stall=1, verify=incomplete, patience=3, incomplete_around=False)[-4:] == [3, 3, 3, 3]
+    assert legs_per_round({"incomplete_around": False}, stall=1, verify=incomplete, patience=3)[-4:] == [3, 3, 3, 3]
 
 
 def test_fresh_loops_join_the_first_corners_of_kept_loops_in_one_leg(monkeypatch):
@@ -682,7 +686,7 @@ def test_fresh_loops_join_the_first_corners_of_kept_loops_in_one_leg(monkeypatch
     before = [points for points, _ in rounds]
     joins = [r for r, (points, calls) in enumerate(rounds) if r and kinds[rounds[r - 1][1]] == "middle"]
     assert any(rounds[r][0] > before[r - 1] for r in joins)  # a joined loop found a point
-    drawn, _, plain, _ = legs_of(join=False)
+    drawn, _, plain, _ = legs_of(policy="triangles")
     assert "middle" not in plain and len(drawn.points) == 6
     assert len(homotopy.new_points(drawn.points, joined.points)) == 0
 
@@ -715,7 +719,7 @@ def test_with_spokes_a_new_corner_in_the_tail_is_reached_by_its_first_leg_alone_
         joined = {c for a, b in legs if a in first and b in first for c in (a, b)}  # corners a join went through
         return first - own, joined, found
 
-    spokes, joined, with_spokes = corners_of(spokes=True)
+    spokes, joined, with_spokes = corners_of(policy="spokes")
     assert spokes and spokes <= joined  # a spoke was drawn, and joins went through it
     none, _, without = corners_of()
     assert not none

@@ -79,6 +79,9 @@ def test_equal_widths_have_threshold_one_and_a_narrow_layer_does_not(dense_repor
     assert rows["widths (3, 3, 3), r = 1"].computed.values["dimension"] == 9
     assert rows["widths (3, 3, 3), r = 2"].computed.values["dimension"] == 15
     assert all(r.verdict == "holds" for r in rows.values() if r.claim.conditions)
+    # threshold one speaks of the degrees r > 1: r = 1 is outside, and agrees anyway (the d x d matrices)
+    assert rows["widths (3, 3, 3), r = 1"].verdict == "outside the conditions"
+    assert "agrees anyway" in rows["widths (3, 3, 3), r = 1"].evidence
     narrow = rows["widths (3, 2, 3), r = 1"]  # 3 x 3 matrices of rank <= 2: 8, below the bound min(10, 9)
     assert narrow.computed.values["dimension"] == 8 and narrow.verdict == "outside the conditions"
 

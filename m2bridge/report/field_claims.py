@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 PAPERS: dict[str, str] = {
     "ktb": "Kileel, Trager, Bruna, On the expressive power of deep polynomial neural networks (NeurIPS 2019)",
-    "mm": "Massarenti, Mella, the Alexander-Hirschowitz theorem for neurovarieties",
+    "mm": "Massarenti, Mella, The Alexander-Hirschowitz theorem for neurovarieties (arXiv:2511.19703, 2025)",
     "frwy": "Finkel, Rodriguez, Wu, Yahl, Activation degree thresholds and expressiveness of polynomial neural "
             "networks (2024)",
     "kmmt": "Kohn, Merkh, Montufar, Trager, Geometry of linear convolutional networks (SIAGA 2022)",
@@ -213,12 +213,14 @@ def mm_claims() -> list[Claim]:
 
 def frwy_claims() -> list[Claim]:
     cite = "FRWY 2024, equi-width architectures: activation degree threshold one"
+    statement = ("all widths equal: the expected dimension (the KTB bound) for every activation degree r > 1 "
+                 "(threshold one: the dimension is expected for all r above it)")
     out = []
     for widths in [(2, 2, 2), (3, 3, 3), (2, 2, 2, 2), (3, 3, 3, 3), (4, 4, 4)]:
         for r in (1, 2, 3):
-            out.append(Claim("frwy", cite, "all widths equal: the expected dimension (the KTB bound) for every "
-                             "activation degree r >= 1", f"widths {widths}, r = {r}", _dense_cmd("dim", widths, r),
-                             "dim", _dense(widths, r), {"dimension": ktb_bound(widths, r)}))
+            out.append(Claim("frwy", cite, statement, f"widths {widths}, r = {r}", _dense_cmd("dim", widths, r),
+                             "dim", _dense(widths, r), {"dimension": ktb_bound(widths, r)}, conditions=r > 1,
+                             outside="r = 1, the linear network: a threshold of one claims the degrees above it"))
     for widths, r in [((3, 2, 3), 1), ((3, 2, 3), 2)]:
         out.append(Claim("frwy", cite, "the expected dimension (the KTB bound)", f"widths {widths}, r = {r}",
                          _dense_cmd("dim", widths, r), "dim", _dense(widths, r), {"dimension": ktb_bound(widths, r)},
@@ -241,7 +243,8 @@ def kmmt_claims() -> list[Claim]:
                          _conv_cmd("dim", length, layers), "dim", _conv(length, layers),
                          {"dimension": lcn_dimension(kernels), "fills": stride_one}, conditions=stride_one,
                          outside="strides > 1: the product's formula states stride 1 (the count is checked anyway)",
-                         span=span))
+                         span=span, notes=["fills: over C (the Zariski closure); whether the real function space is "
+                                           "all real filters (a semialgebraic question) is not checked"]))
     layers2 = [((2, 2), (1, 1), 1), ((2, 2), (1, 1), 1)]
     out.append(Claim("kmmt", cite, "sum of filter sizes minus (L - 1) (the 1-D count, applied to 2-D filters)",
                      "2-D filters 2x2, 2x2, input 3x3", _conv_cmd("dim", (3, 3), layers2), "dim",

@@ -21,14 +21,14 @@ def cmd_field(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add the ``field`` command to the subparsers ``sub``."""
-    from m2bridge.report.field_claims import PAPERS
+    from m2bridge.report.field_claims import AUTHORS
 
     p = add_command(sub, "field", "recompute the computational claims of the field's papers (polynomial networks, "
                     "convolutions) with verdicts", "field", "field --paper ktb --paper smk", "field --paper mm --json")
     p.add_argument("--paper", action="append", metavar="NAME",
                    help="only this paper's claims (repeatable, or comma-separated): " + ", ".join(
-                       f"{k} ({v.split(',')[0]}...)" if k in ("ktb", "kmmt", "frwy") else k for k, v in PAPERS.items()))
-    p.add_argument("--timeout", dest="claim_timeout", type=positive_seconds, default=60.0,
+                       f"{k} ({v})" if k != v.lower() else k for k, v in AUTHORS.items()))
+    p.add_argument("--timeout", dest="claim_timeout", metavar="SECONDS", type=positive_seconds, default=60.0,
                    help="seconds for each claim (default 60); a claim past it is reported not computed")
     p.add_argument("--progress", action="store_true", help="name each claim on standard error as it starts")
     p.add_argument("--json", action="store_true", help="print the report as JSON")

@@ -129,7 +129,7 @@ def _ed(claim: Claim, timeout: float | None) -> Computed:
 def compute(claim: Claim, timeout: float | None = None) -> Computed:
     """Compute ``claim``'s values within ``timeout`` seconds (errors and time-outs: ``not_computed``)."""
     from m2bridge.deadline import Deadline
-    from m2bridge.errors import M2BridgeError
+    from m2bridge.errors import M2BridgeError, RunTimeout
 
     t0 = time.perf_counter()
     try:
@@ -141,6 +141,9 @@ def compute(claim: Claim, timeout: float | None = None) -> Computed:
             if claim.kind == "ed":
                 return _ed(claim, timeout)
             raise ValueError(f"unknown kind of claim {claim.kind!r}")
+    except RunTimeout:
+        return Computed({}, Status.NOT_COMPUTED, f"past its time limit of {timeout:g} s (--timeout, per claim)",
+                        time.perf_counter() - t0)
     except M2BridgeError as exc:
         return Computed({}, Status.NOT_COMPUTED, f"{type(exc).__name__}: {str(exc).splitlines()[0]}",
                         time.perf_counter() - t0)

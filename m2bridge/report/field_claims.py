@@ -26,6 +26,10 @@ PAPERS: dict[str, str] = {
     "smk": "Shahverdi, Marchetti, Kohn, On the geometry and optimization of polynomial convolutional networks (2024)",
 }
 
+AUTHORS: dict[str, str] = {"ktb": "Kileel-Trager-Bruna", "mm": "Massarenti-Mella", "frwy": "Finkel-Rodriguez-Wu-Yahl",
+                           "kmmt": "Kohn-Merkh-Montufar-Trager", "shahverdi": "Shahverdi",
+                           "smk": "Shahverdi-Marchetti-Kohn"}
+
 PUBLISHED_CODE: dict[str, str] = {  # what the report says about each paper's own script
     "ktb": "a Sage script computing the Jacobian's rank over GF(100003) at random weights: not run here (no Sage); "
            "a Jacobian rank is an affine dimension, the convention of the bound",

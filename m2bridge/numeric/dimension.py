@@ -16,8 +16,9 @@ from m2bridge.results import Status
 from m2bridge.formulas import FormulaValue, expected_dimension, known_upper_bound
 from m2bridge.numeric.jacobian import (FLOAT, Arithmetic, output_projection, projected_jacobian, random_inputs, random_weights,
                        softmax_saturation)
-from m2bridge.fields import DEFAULT_PRIME, matmul_mod, rank_mod
+from m2bridge.fields import DEFAULT_PRIME, matmul_mod
 from m2bridge.numeric.blas import blas_threads
+from m2bridge.numeric.modrank import exact_kernel_test, rank_modp
 from m2bridge.numeric.rank import MIN_RELIABLE_GAP, float_rank
 from m2bridge.numeric.symmetry import proven_groups, symmetry_tangents
 
@@ -349,7 +350,7 @@ def _rank_at(arch: AttentionNetwork, n: int, seed: int, p: int | None, rtol: flo
     with blas_threads((k * proj.shape[1] * arch.tokens, arch.parameters), kind="jacobian"):  # its shape
         jac = projected_jacobian(arch, weights, x[:k], proj[:k], ar)
         if p:
-            return rank_mod(jac, p), weights, jac, None, 0.0
+            return rank_modp(jac, p), weights, jac, None, 0.0
         fr = float_rank(jac, rtol)
     return fr.rank, weights, jac, fr, softmax_saturation(arch, weights, x) if arch.softmax else 0.0
 
@@ -375,7 +376,7 @@ def _fiber_tangent(arch: AttentionNetwork, weights, jac: np.ndarray, rank: int, 
                 continue
             if p:  # Freivalds: J T r = 0 for random r, wrong with probability <= 1/p
                 r = np.random.default_rng(len(cols)).integers(0, p, size=(cols.shape[1], 1), dtype=np.int64)
-                in_kernel = not matmul_mod(jac, matmul_mod(cols, r, p), p).any()
+                in_kernel = exact_kernel_test(jac, matmul_mod(cols, r, p), p)
             else:
                 img = jac @ cols
                 in_kernel = np.abs(img).max() <= 1e-8 * scale * max(1.0, np.abs(cols).max())
@@ -386,7 +387,7 @@ def _fiber_tangent(arch: AttentionNetwork, weights, jac: np.ndarray, rank: int, 
                 unproven.append(name)
                 continue
             kept = np.concatenate([kept, cols], axis=1)
-            dim = rank_mod(kept, p) if p else float_rank(kept).rank
+            dim = rank_modp(kept, p) if p else float_rank(kept).rank
             explained[name] = dim - so_far
             so_far = dim
     return FiberTangent(kernel, explained, not_sym, kernel - so_far, unproven)

@@ -106,7 +106,7 @@ def _around(family: DenseFamily, X: np.ndarray, u0: np.ndarray, corners: np.ndar
 def test_the_loops_correspondences_are_permutations_that_tracking_again_confirms(name):
     family, seed, u0 = conics_start()
     found = monodromy(family, seed, u0, np.random.default_rng(1), stall=6, policy=name,
-                      verify=lambda points: False, patience=4)  # a failing stand-in trace test: the tail too
+                      verify=lambda points: False, patience=4, keep_graph=True)  # a failing stand-in trace test: the tail too
     graph, sols = found.graph, found.points
     assert graph is not None and len(sols) == 4 and len(graph.loops) == found.loops
     assert "join" in {loop.kind for loop in graph.loops}
@@ -136,7 +136,8 @@ def test_the_policies_shape_the_loops():
     family, seed, u0 = conics_start()
     shapes = {}
     for name in ("triangles", "around", "fresh"):
-        graph = monodromy(family, seed, u0, np.random.default_rng(1), stall=4, policy=name).graph
+        graph = monodromy(family, seed, u0, np.random.default_rng(1), stall=4, policy=name,
+                          keep_graph=True).graph
         shapes[name] = {(loop.kind, len(loop.corners)) for loop in graph.loops}
     assert shapes["triangles"] == {("triangle", 2)}  # no joins
     assert ("around", 4) in shapes["around"]  # out, three corners, back to the first
@@ -149,7 +150,8 @@ def test_the_policies_shape_the_loops():
 def test_the_result_says_why_the_search_stopped():
     family, seed, u0 = conics_start()
     draw = lambda: np.random.default_rng(1)  # noqa: E731
-    assert monodromy(family, seed, u0, draw(), stall=3).stopped is ReturnCode.HEURISTIC_STOP
+    stalled = monodromy(family, seed, u0, draw(), stall=3)
+    assert stalled.stopped is ReturnCode.HEURISTIC_STOP and stalled.graph is None  # kept only where asked for
     assert monodromy(family, seed, u0, draw(), target=2).stopped is ReturnCode.SUCCESS
     asked = []
     verified = monodromy(family, seed, u0, draw(), stall=1, patience=20,

@@ -27,7 +27,8 @@ __all__ = ["JOINED", "DRAWN", "POLICIES", "MonodromyOptions", "MonodromyResult",
 class MonodromyResult:
     """The solutions at u0, the loops drawn or joined, the paths tracked, why the search stopped (``success``: the
     target reached or ``verify`` said complete; ``heuristic_stop``: fresh loops found nothing; ``max_loops``;
-    ``timeout``, also for a stop asked for; ``failed_paths``: no seed solution) and its graph."""
+    ``timeout``, also for a stop asked for; ``failed_paths``: no seed solution) and, where asked for
+    (``MonodromyOptions.keep_graph``), its graph."""
 
     points: np.ndarray  # (count, unknowns) solutions at u0
     u0: np.ndarray
@@ -59,6 +60,7 @@ class MonodromyOptions:
     conjugates: bool = True  # at a real u0 of a system with real coefficients: each solution's conjugate added
     wide: bool = False  # paths that fail in double tracked again in double-double (.compiled.track's ``wide``)
     widen: int | None = None  # ``wide`` from the time this many fresh loops in a row have found nothing on
+    keep_graph: bool = False  # the result carries the search's graph (its corners hold an end per solution each)
 
 
 def real_coefficients(system: Any) -> bool:
@@ -170,7 +172,8 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
             stopped = ReturnCode.TIMEOUT
             break
         settle(pushed[0], pushed[1] if policy.reuse else [], budget, weight)
-    return MonodromyResult(graph.solutions, u0, len(graph.loops), legs.paths, stopped, graph)
+    return MonodromyResult(graph.solutions, u0, len(graph.loops), legs.paths, stopped,
+                           graph if opts.keep_graph else None)
 
 
 def _why_stop(graph: MonodromyGraph, legs: Legs, rule: StoppingRule, rounds: int,

@@ -20,12 +20,13 @@ fresh line and tracks all the points again, and is asked again only after a fres
 rule; by default a failed test's line is kept and a later test tracks only the points added, as soon as they went
 through every loop). The trace tests draw from their own generator, so both rows draw the same loops.
 ``--spokes``: a row where every other new corner in the tail is a spoke, reached by its first leg alone (one leg)
-and then joined with every corner, instead of a loop around u0 (five legs).
+and then joined with every corner, instead of a loop around u0 (five legs). ``--policies NAME ...``: a row for each
+named policy of m2bridge.homotopy.monodromy_policy.POLICIES (the flags above are some of them).
 
 Usage: python bench/monodromy.py [--cases 2,1 2,2 3,1] [--no-f4] [--workers N] [--seeds N] [--former]
                                  [--around] [--quiet-around] [--tail-triangles] [--complex-base] [--rk4]
                                  [--all-weights] [--free-blas] [--no-join] [--fresh-trace] [--spokes] [--skip-numpy]
-                                 [--skip-one-thread]
+                                 [--skip-one-thread] [--policies NAME ...]
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from m2bridge.exact.counts import profile_count, profile_model, weight_space_cou
 from m2bridge.metric import weight_points as wp
 from m2bridge.homotopy import compiled, pipeline, trace
 from m2bridge.homotopy.monodromy import monodromy
+from m2bridge.homotopy.monodromy_policy import POLICIES
 from m2bridge.homotopy.tracker import reference_tracker, tracking_workers
 from m2bridge.metric.loss import generic_form
 from m2bridge.metric.profile_points import profile_points
@@ -84,6 +86,8 @@ def main() -> None:
                     help="a row where every other new corner in the tail is a spoke (its first leg alone)")
     ap.add_argument("--skip-numpy", action="store_true", help="no row with the NumPy tracker (the slow one)")
     ap.add_argument("--skip-one-thread", action="store_true", help="no row with the compiled tracker on one thread")
+    ap.add_argument("--policies", nargs="*", default=[], choices=list(POLICIES),
+                    help="a row for each of these named monodromy policies (compiled tracker)")
     args = ap.parse_args()
     m2 = None if args.no_f4 else Macaulay2()
     seeds = range(1, args.seeds + 1)
@@ -123,7 +127,7 @@ def main() -> None:
             (args.no_join, "no joined loops", {"policy": "triangles"}, "compiled"),
             (args.spokes, "spokes in the tail", {"policy": "spokes"}, "compiled"),
             (args.fresh_trace, "fresh trace lines", {"recheck": None}, "fresh trace"),
-        ]
+        ] + [(True, f"policy {name}", {"policy": name}, "compiled") for name in args.policies]
         rows += [(f"V alone, {name}, {args.workers} thr.", profile_points, unknowns, args.workers,
                   partial(monodromy, **changes) if changes else monodromy, how)
                  for asked, name, changes, how in variants if asked]

@@ -202,10 +202,13 @@ def two_homogeneous_solve(rs: RankSystem, rng: np.random.Generator, max_paths: i
     X, Wg = [h, *f.weights], [w0, *rs.W]
     neq, width = len(rs.P0), n + N + 4  # (h, theta, w0, W, a, b)
     alpha, beta = cnormal(rng, neq, e, n + 1), cnormal(rng, neq, N + 1)
+    # On the slice theta_1..theta_q are affine coordinates (S generic), so forms in (h, theta_1..theta_q) alone are
+    # generic forms on it: the start products expand to C(e + q, q) terms, not C(e + n, n) (millions at e = 7, n = 14)
+    alpha[:, :, q + 1:] = 0
     c1, c2 = cnormal(rng, n + 1), cnormal(rng, N + 1)
 
     def linear(coefficients: np.ndarray, offset: int) -> dict:
-        return {_unit(width, offset + j): complex(c) for j, c in enumerate(coefficients)}
+        return {_unit(width, offset + j): complex(c) for j, c in enumerate(coefficients) if c != 0}
 
     eqs = []
     for i in range(neq):

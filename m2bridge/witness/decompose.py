@@ -29,7 +29,7 @@ from m2bridge.results import Status
 from m2bridge.witness.cascade import JacobianPolys, RankSystem, kernel_vectors, path_count, solve_slice
 from m2bridge.witness.critical import critical_locus_of_map, generic_rank, numeric_critical_locus
 from m2bridge.witness.incidence import SAME, cnormal, member, numerical_rank, theta_trace_test, track_ends
-from m2bridge.witness.maps import PolynomialMap, coefficient_map
+from m2bridge.witness.maps import PolynomialMap, coefficient_map, coefficient_weights
 from m2bridge.witness.result import CriticalComponent, NumericCriticalLocus
 
 
@@ -226,7 +226,7 @@ def decompose_critical_locus(arch: AttentionNetwork, seed: int = 0, max_paths: i
     built in polynomials of the weights alone, the random seeding of :func:`.critical.numeric_critical_locus` (a
     lower bound, its reason in ``complete_reason``)."""
     started = time.monotonic()
-    weights = getattr(arch, "parameters", 0)
+    weights = coefficient_weights(arch)
     why = (f"{weights} weights in {arch.layers} layers: the coefficient map is too large to expand (more than "
            f"{EXPAND} weights), and the cascade needs J as polynomials in the weights alone"
            if getattr(arch, "layers", 1) > 1 and weights > EXPAND else "")

@@ -95,6 +95,15 @@ def _lambdify(args: list[sympy.Symbol], matrix: sympy.Matrix) -> Callable[..., n
     return evaluate
 
 
+def coefficient_weights(arch: AttentionNetwork) -> int:
+    """How many weights :func:`coefficient_map` has (the attention-matrix or gauge-fixed form of every layer), without
+    building it; the network's own parameter count where it has no such form."""
+    try:
+        return sum(len(layer_weights(arch, i).symbols) for i in range(arch.layers))
+    except (AttributeError, ValueError, NotImplementedError):
+        return int(getattr(arch, "parameters", 0))
+
+
 def coefficient_map(arch: AttentionNetwork) -> PolynomialMap:
     """The reduced coordinates of the exact parametrization as a map of the weights (no auxiliary unknowns)."""
     param = parametrization(arch)

@@ -52,8 +52,11 @@ export {
     "rankOneCritical",
     "RandomMinor",
     "chartLocalization",
+    "chartFractions",
+    "singularByCharts",
     "MaxDenominatorDegree",
-    "MaxCommonSize"
+    "MaxCommonSize",
+    "AllDenominators"
     }
 
 -- The neuromanifold of a network is the image of a ring map F : R -> S

@@ -11,7 +11,7 @@ import sympy
 from m2bridge import LightningAttention
 from m2bridge.bridge.serialize import as_expression, polynomial_text
 from m2bridge.exact.compute import implicitize, singular_locus
-from m2bridge.exact.problem import parametrization
+from m2bridge.exact.problem import parametrization, setup_script
 
 
 def _components(m2, ring: str, ideal: str, strategy: str = "Refine") -> set[str]:
@@ -165,3 +165,46 @@ def test_the_projection_is_refused_where_it_is_not_finite(m2):
     sing = singular_locus(arch, m2)
     assert "Segre cone" not in sing.notes[0]
     assert [(c.dimension, c.degree) for c in sing.components] == [(5, 4)] and sing.comparison["equal"]
+
+
+def _charts(m2, arch, options: str = "") -> list:
+    """singularByCharts on the layer's own ring map: {true/false, why, ...}."""
+    m2.load_package()
+    m2.eval(setup_script(parametrization(arch), "QQ"), timeout=60)
+    return m2.to_python(f"take(singularByCharts(F{options}), 2)", timeout=300)
+
+
+@pytest.mark.parametrize("dims", [(2, 1), (2, 2)])
+def test_the_chart_route_agrees_with_the_projection_route(m2, dims):
+    """Inverse charts prove Sing = the rank-one locus where the projection of the Segre cone (pushForward, an
+    independent route) found exactly that locus."""
+    arch = LightningAttention(dims, 2, 2)
+    sing = singular_locus(arch, m2)
+    assert "Segre cone" in sing.notes[0] and sing.comparison["equal"] and len(sing.components) == 1
+    ok, why = _charts(m2, arch)
+    assert ok is True, why
+
+
+def test_too_few_denominators_leave_the_charts_inconclusive(m2):
+    """With one denominator per chart (the search's pick) the common zeros at (2,2) contain weights of rank A = 2
+    (whole coordinate rows of A vanish there): the route must say so, not claim the singular locus."""
+    ok, why = _charts(m2, LightningAttention((2, 2), 2, 2), ", AllDenominators => 0")
+    assert ok is False and "off the rank-one weights" in why
+
+
+def test_the_chart_route_refuses_one_token(m2):
+    """One token: x^T A x sees only the symmetric part of A, so a nonzero antisymmetric A gives the zero function: the
+    projection is not finite and the route does not apply."""
+    ok, why = _charts(m2, LightningAttention((2, 2), 2, 1))
+    assert ok is False and "not finite" in why
+
+
+def test_singular_locus_takes_the_charts_past_the_projection_limit(m2, monkeypatch):
+    """With the projection route's limit lowered below (2,2)'s 12 coordinates, singular_locus goes through the charts
+    and finds the same component as the projection (dim 5, degree 12), proved over QQ."""
+    from m2bridge.exact import compute
+
+    monkeypatch.setattr(compute, "MAX_PROJECTION_COORDINATES", 6)
+    sing = singular_locus(LightningAttention((2, 2), 2, 2), m2)
+    assert "inverse charts" in sing.notes[0] and sing.provenance.status.value == "proved"
+    assert [(c.dimension, c.degree) for c in sing.components] == [(5, 12)] and sing.comparison["equal"]

@@ -19,11 +19,12 @@ import sympy
 from m2bridge.bridge.package import script_header
 from m2bridge.bridge.serialize import as_expression, to_m2
 from m2bridge.bridge.session import Macaulay2, check_field, default_session
-from m2bridge.errors import M2Timeout
-from m2bridge.exact.feasibility import check_feasible
+from m2bridge.errors import M2Timeout, ProblemTooLarge
+from m2bridge.exact.feasibility import MAX_PROJECTION_COORDINATES, check_feasible
 from m2bridge.exact.parametrization import Parametrization
 from m2bridge.exact.problem import (
     MAX_MINORS,
+    exact_size,
     form_notes,
     parametrization,
     point_from_spec,
@@ -164,9 +165,20 @@ _COMPARED = "{apply(sing, componentInfo), componentInfo Z, intersect(sing | {ide
 _PROJECTION_HOW = ("the closure as the image of the Segre cone of vec(A) vec(V)^T (normal, smooth off its vertex) under "
                    "a projection checked finite and birational: singular exactly where the projection is not an "
                    "isomorphism, the support of O_Y / O_X")
+_CHARTS_HOW = ("the closure as the image of the Segre cone of vec(A) vec(V)^T under a projection checked finite; "
+               "inverse charts (one weight fixed at 1, the others g/h on the closure, every denominator of least "
+               "degree) show it an isomorphism wherever a denominator does not vanish, and the denominators vanish "
+               "on the weights only where rank A <= 1 and rank V <= 1 (or A = 0, V = 0); those functions are "
+               "singular (the swap (a b^T, c e^T) -> (e b^T, c a^T) gives them two preimages)")
 _REFINE_HOW = ("each component singular by the Jacobian criterion at its generic point (rank of the Jacobian of the "
                "closure's ideal over the component's function field, exact); complete: every refinement added "
                "members of the Jacobian ideal only")
+
+
+def _charts_route(arch: AttentionNetwork, seg, field: str) -> bool:
+    """One head in the A form with two tokens or more, past the projection route's measured reach: inverse charts."""
+    return (seg is not None and seg.max_rank == 1 and arch.tokens >= 2 and seg.works_over(check_field(field))
+            and exact_size(arch)[0] > MAX_PROJECTION_COORDINATES)
 
 
 def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
@@ -176,7 +188,10 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
 
     One attention layer in the A form (one head): the closure is the image of the Segre cone of vec(A) vec(V)^T
     under a linear projection; where that projection is finite and birational (checked), the singular locus is
-    where it is not an isomorphism (``singularByProjection``: pushForward, no implicit ideal needed). Otherwise by
+    where it is not an isomorphism (``singularByProjection``: pushForward, no implicit ideal needed); past
+    MAX_PROJECTION_COORDINATES by inverse charts (``singularByCharts``: the closure is an isomorphic image of the cone
+    wherever some chart's denominator does not vanish, and those vanish together only on the rank-one functions, which
+    have two preimages: Sing = the rank-one locus, proved, else the reason it did not apply). Otherwise by
     refinement (``singularComponents``): minors of c generators at a time, each prime tested by the Jacobian
     criterion at its generic point. Over QQ both prove every component singular and the list complete. For one
     attention layer the result is compared with the closure of the functions with rank A <= 1 and rank V <= 1
@@ -186,8 +201,9 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
     param = parametrization(arch)
     one_layer = arch.layers == 1 and arch.attention_only
     seg = segre_of(arch) if one_layer else None
-    value = None
-    if seg is not None and seg.max_rank == 1 and seg.works_over(check_field(field)):
+    value, charts_failed = None, ""
+    if seg is not None and seg.max_rank == 1 and seg.works_over(check_field(field)) and not _charts_route(arch, seg,
+                                                                                                         field):
         # several heads would give a secant variety of the Segre variety, singular beyond its vertex
         body = (seg.m2_code(field) + _R1_CODE + _POINT_CODE + _RANK_ONE_CODE
                 + "J = trim minors(2, Tm);\nsing = singularByProjection(J, R1, pt);\n")
@@ -195,8 +211,21 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
                            timeout, script_out=script_out)
         how, prov.method = _PROJECTION_HOW, ("Macaulay2: singularByProjection (the support of O_Y / O_X, O_Y the "
                                              "Segre cone's ring pushed forward to the closure's)")
+    if value is None and _charts_route(arch, seg, field):
+        body = _R1_CODE + "sc = singularByCharts F;\nif sc#0 then (Z = toR1 rankOneLocus F; sing = {Z});\n"
+        value, prov = _run(m2, param, field, body, f"if sc#0 then {_COMPARED}dim Z == numgens S - 1}} else "
+                           "toString sc#1", timeout, script_out=script_out)
+        how, prov.method = _CHARTS_HOW, ("Macaulay2: singularByCharts (the chart inverses' denominators pulled back "
+                                         "to the weights; the rank-one swap)")
+        if isinstance(value, str):
+            charts_failed, value = value, None
     if value is None:  # not one such layer, or its projection not finite (one token) or not birational
-        implicit = implicitize(arch, m2, field, timeout, force)
+        try:
+            implicit = implicitize(arch, m2, field, timeout, force)
+        except ProblemTooLarge as exc:
+            if charts_failed:
+                raise ProblemTooLarge(f"the singular locus by inverse charts: {charts_failed}; and {exc}") from None
+            raise
         codim = param.ambient_dimension - implicit.dimension
         strategy = _strategy(len(implicit.generators), param.ambient_dimension, codim)
         # one layer: the rank-one locus first (a candidate: kept only where the Jacobian criterion holds on it), so

@@ -64,13 +64,16 @@ completenessCheck(Ideal, RingMap, ZZ, ZZ) := List => (J, F, dimension, deg) -> (
 -- and with 3., J = P'.
 -- (Checked too: J is homogeneous and its generators vanish on the chart, so J lies in P'.)
 -- Returns {true/false, what was found or why not, the denominators, the seconds of steps 1 to 3}.
-chartLocalization = method(Options => {Chart => {0}, ChartValues => null, MaxDenominatorDegree => 3,
-    MaxCommonSize => 2000, Verbose => false})
-chartLocalization(Ideal, RingMap) := List => o -> (J, F) -> (
+-- Step 1 alone (any field, no ideal of the closure needed): the chart's inverse.  Returns a hash table with
+-- Fractions (a pair (g, h) of forms in Rg per free weight, null where none of degree <= MaxDenominatorDegree was
+-- found), Denominators, and the rings and maps of the search (Rg graded by y-degree and chart-degree, Rs plain, toS,
+-- cmap : Rg -> Sc the chart's pull-back, Free the positions of the free weights).
+chartFractions = method(Options => {Chart => {0}, ChartValues => null, MaxDenominatorDegree => 3,
+    MaxCommonSize => 2000, AllDenominators => 0})
+chartFractions RingMap := HashTable => o -> F -> (
     R := source F;
     S := target F;
-    kk := coefficientRing ring J;
-    if char kk == 0 then error "chartLocalization: J must be over a finite field (its Groebner bases are mathicgb's)";
+    kk := coefficientRing S;
     n := numgens R;
     fixed := o.Chart;
     free := select(numgens S, i -> not member(i, fixed));
@@ -106,8 +109,13 @@ chartLocalization(Ideal, RingMap) := List => o -> (J, F) -> (
     -- a denominator for the weights zs: a form of least degree (the first block of it that has one, its fewest terms)
     -- outside P', with z h(F) the image of a form for every z in zs; blocks whose numerators would span more than cap
     -- forms of one degree are skipped
-    search := (zs, cap) -> (
+    -- with collect: every block's valid denominators (those not vanishing on the chart), in the first degree that
+    -- has one and the collect - 1 next ones, instead of the first block's shortest
+    search := (zs, cap, collect) -> (
+        found := {};
+        first0 := null;
         for delta from 0 to o.MaxDenominatorDegree do (
+            if first0 =!= null and delta >= first0 + collect then break;
             for k in chartDegrees delta do (
                 Bh := forms(delta, k);
                 classes := unique apply(zs, degree);
@@ -127,21 +135,39 @@ chartLocalization(Ideal, RingMap) := List => o -> (J, F) -> (
                 best := null;
                 scan(numcols H, c -> (
                     f := sum(#Bh, i -> H_(i, c) * Bh#i);
+                    if cmap f != 0 then found = append(found, f);
                     if cmap f != 0 and (best === null or #terms f < #terms best) then best = f));
-                if best =!= null then return best));
-        null);
+                if best =!= null and collect == 0 then return best;
+                if best =!= null and first0 === null then first0 = delta));
+        if collect == 0 then null else found);
     t0 := cpuTime();
-    hc := search(gens Sc, o.MaxCommonSize);  -- one for all the weights: fewer nonzerodivisor checks
+    hc := search(gens Sc, o.MaxCommonSize, 0);  -- one for all the weights: fewer nonzerodivisor checks
     hs := if hc === null then {} else {hc};
     fracs := apply(gens Sc, z -> (
         fr := null;
         scan(hs, h -> if fr === null then (g := numer(z, h); if g =!= null then fr = (g, h)));
         if fr === null then (
-            h := search({z}, infinity);
+            h := search({z}, infinity, 0);
             g := if h === null then null else numer(z, h);
             if g =!= null then (hs = append(hs, h); fr = (g, h)));
         fr));
-    t1 := cpuTime() - t0;
+    common := if o.AllDenominators > 0 and all(fracs, fr -> fr =!= null) then search(gens Sc, o.MaxCommonSize, o.AllDenominators)
+        else {};
+    new HashTable from {"Fractions" => fracs, "Denominators" => hs, "Common" => common, "Rg" => Rg, "Rs" => Rs, "toS" => toS,
+        "cmap" => cmap, "Sc" => Sc, "Free" => free, "Seconds" => cpuTime() - t0})
+
+chartLocalization = method(Options => {Chart => {0}, ChartValues => null, MaxDenominatorDegree => 3,
+    MaxCommonSize => 2000, Verbose => false})
+chartLocalization(Ideal, RingMap) := List => o -> (J, F) -> (
+    kk := coefficientRing ring J;
+    if char kk == 0 then error "chartLocalization: J must be over a finite field (its Groebner bases are mathicgb's)";
+    n := numgens source F;
+    S := target F;
+    t0 := cpuTime();
+    CF := chartFractions(F, Chart => o.Chart, ChartValues => o.ChartValues,
+        MaxDenominatorDegree => o.MaxDenominatorDegree, MaxCommonSize => o.MaxCommonSize);
+    (fracs, hs, Rg, Rs, toS, cmap, Sc, free, t1) := (CF#"Fractions", CF#"Denominators", CF#"Rg", CF#"Rs", CF#"toS",
+        CF#"cmap", CF#"Sc", CF#"Free", CF#"Seconds");
     note := msg -> if o.Verbose then printerr("chartLocalization: " | msg);
     note("denominators " | toString apply(hs, h -> toS h) | " in " | toString t1 | " s");
     if any(fracs, fr -> fr === null) then return {false, "no denominator of degree <= " |

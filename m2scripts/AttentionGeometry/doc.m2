@@ -192,6 +192,94 @@ Description
 
 doc ///
 Key
+  singularByCharts
+  (singularByCharts, RingMap)
+  [singularByCharts, AllDenominators]
+  [singularByCharts, Verbose]
+Headline
+  the singular locus of one attention layer through inverse charts, without the ideal of its closure
+Usage
+  singularByCharts F
+Inputs
+  F:RingMap
+    the parametrization of one lightning attention layer (one head, at least two tokens) in the attention-matrix
+    form: weights A_(i,j) and V_(o,r)
+  AllDenominators => ZZ
+    the degrees of denominators collected per chart (from the least one); 0: only the one the search picks
+  Verbose => Boolean
+    print each chart's denominators on stderr
+Outputs
+  :List
+    \{true, a description, the charts used, the denominators used\} when the singular locus of the closure X is
+    proved to be the image of the weights with rank A <= 1 and rank V <= 1; \{false, why, ...\} when a step fails
+Description
+  Text
+    X is the image of the cone Y over the Segre variety of A (x) V (smooth off its vertex) under a linear
+    projection. The function checks the projection finite (the functions vanish only where A = 0 or V = 0). For each
+    chart (one weight fixed at 1) chartFractions writes the other weights as g/h on X, collecting every denominator
+    h of the least degree; where some h does not vanish, the fiber is one point given by regular functions, so X is
+    isomorphic to Y there and smooth. The denominators' common zeros, pulled back to the weights and saturated by
+    (A) and (V), must contain no point with a 2 x 2 minor of A or V nonzero: then the singular locus lies in the
+    image W of the rank-one weights. Conversely (a b^T, c e^T) and (e b^T, c a^T) give the same function (checked
+    as an identity), two points of Y in one fiber, so X is not normal along a dense subset of W (a finite
+    birational map onto a normal variety is an isomorphism) and W is singular. Over QQ this is a proof of the
+    paper's Theorem 3.4 for the layer; over ZZ/p it holds for that prime.
+  Example
+    -- the layer d = 2, d' = 1, two tokens, as m2bridge builds it (reduced coordinates)
+    S = QQ[A_(1,1), A_(1,2), A_(2,1), A_(2,2), V_(1,1), V_(1,2),
+        Degrees => {{1,1,0,0}, {1,0,1,0}, {1,1,0,0}, {1,0,1,0}, {1,0,0,1}, {1,0,0,1}}];
+    R = QQ[y_1..y_6, Degrees => {{2,0,1,1}, {2,0,1,1}, {2,1,0,1}, {2,1,0,1}, {2,0,1,1}, {2,1,0,1}}];
+    F = map(S, R, {A_(2,2)*V_(1,2), A_(1,2)*V_(1,1), A_(2,1)*V_(1,2), A_(1,1)*V_(1,1),
+        A_(1,2)*V_(1,2) + A_(2,2)*V_(1,1), A_(1,1)*V_(1,2) + A_(2,1)*V_(1,1)});
+    take(singularByCharts F, 2)
+SeeAlso
+  singularByProjection
+  chartFractions
+  rankOneLocus
+///
+
+doc ///
+Key
+  chartFractions
+  (chartFractions, RingMap)
+  [chartFractions, Chart]
+  [chartFractions, ChartValues]
+  [chartFractions, MaxDenominatorDegree]
+  [chartFractions, MaxCommonSize]
+  [chartFractions, AllDenominators]
+  AllDenominators
+Headline
+  the inverse of a chart of a parametrization, as fractions of forms on the closure
+Usage
+  chartFractions F
+Inputs
+  F:RingMap
+    a parametrization R -> S whose target is graded so that each coordinate is homogeneous (any field)
+  Chart => List
+    the positions (counted from 0) of the weights fixed
+  ChartValues => List
+    their values (null: all 1)
+  MaxDenominatorDegree => ZZ
+    the largest degree of a denominator looked for
+  MaxCommonSize => ZZ
+    one denominator for all the weights is looked for only where its numerators span at most this many forms
+  AllDenominators => ZZ
+    collect every common denominator of the least degree and of this many - 1 degrees more (0: none)
+Outputs
+  :HashTable
+    with "Fractions" (a pair (g, h) per free weight, null where none was found), "Denominators", "Common" (the
+    collected denominators) and the rings and maps of the search
+Description
+  Text
+    The first step of chartLocalization: linear algebra in the grading the chart keeps, no ideal of the closure
+    needed. Each pair satisfies g(F) = x h(F) on the chart (checked by chartLocalization and singularByCharts).
+SeeAlso
+  chartLocalization
+  singularByCharts
+///
+
+doc ///
+Key
   singularRank
   (singularRank, Matrix, Ideal)
 Headline

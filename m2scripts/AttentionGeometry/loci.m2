@@ -118,6 +118,73 @@ singularByProjection(Ideal, Ring, Matrix) := o -> (J, R1, pt) -> (
     I := ann M;
     if all(first entries gens I, g -> first degree g <= 1) then {} else {ideal vars R1})
 
+-- The singular locus of X, the closure of the image of one attention layer F (weights A_(i,j) and V_(o,r), the
+-- attention-matrix form, one head), through inverse charts and without the ideal of X.  Y: the cone of A (x) V, smooth
+-- off its vertex; X its image under the linear projection pi.
+--  1. pi is finite: F's images vanish only where A = 0 or V = 0 (the fiber over the vertex is the vertex; a projection
+--     from a center that misses P(Y) is finite).
+--  2. Charts: fixing one weight at 1, the other weights are g/h on X (chartFractions: every valid denominator h of the
+--     least degree and of AllDenominators - 1 degrees more; with 0, the one the search picks).  Where h(x) != 0 the
+--     fiber over x is one point, given by regular functions of x: pi is an isomorphism there (its inverse a
+--     morphism), onto a smooth Y; so X is smooth off B = the common zeros of all the denominators of all the charts.
+--  3. B pulled back to the weights lies in W = {rank A <= 1, rank V <= 1} and {A = 0} and {V = 0}: every 2 x 2 minor
+--     of A and V vanishes on the pull-back saturated by (A) and (V).  So Sing X lies in pi(W).
+--  4. pi(W) is singular: (a b^T, c e^T) and (e b^T, c a^T) have the same function (checked as an identity), two
+--     points of Y in the fiber where a and e are independent, so pi is not an isomorphism over a dense subset of
+--     pi(W), and X is not normal there (a finite birational map onto a normal variety is an isomorphism: Zariski);
+--     the singular locus is closed.
+-- Returns {true, the weights' candidate primes, the number of denominators} when 1-4 hold (then Sing X = pi(W)),
+-- {false, why, ...} otherwise.
+singularByCharts = method(Options => {AllDenominators => 1, Verbose => false})
+singularByCharts RingMap := List => o -> F -> (
+    S := target F;
+    R := source F;
+    note := msg -> if o.Verbose then printerr("singularByCharts: " | msg);
+    letter := v -> (toString v)_0;
+    Av := select(gens S, v -> letter v == "A");
+    Vv := select(gens S, v -> letter v == "V");
+    if #Av + #Vv != numgens S or #Av == 0 or #Vv == 0 then return {false, "not one head in the attention-matrix form"};
+    d := #unique apply(Av, v -> first last baseName v);
+    e := #Vv // d;
+    Am := matrix pack(d, Av);
+    Vm := matrix pack(d, Vv);
+    images := ideal first entries F.matrix;
+    -- 1.
+    if saturate(saturate(images, ideal Av), ideal Vv) != ideal 1_S then
+        return {false, "the projection is not finite (a function vanishes with A and V nonzero)"};
+    note "finite";
+    -- 2.
+    hs := {};
+    charts := 0;
+    scan(numgens S, c -> (
+        CF := chartFractions(F, Chart => {c}, AllDenominators => o.AllDenominators);
+        dens := if o.AllDenominators > 0 then CF#"Common" else CF#"Denominators";
+        if any(CF#"Fractions", fr -> fr === null) or #dens == 0 then return;
+        charts = charts + 1;
+        hs = hs | apply(dens, h -> F sub((CF#"toS") h, vars R));
+        note("chart " | toString (gens S)#c | ": " | toString(#dens) | " denominators")));
+    if charts == 0 then return {false, "no chart has an inverse of degree <= 3"};
+    -- 3.
+    B := saturate(saturate(ideal hs, ideal Av), ideal Vv);
+    mins := flatten entries gens minors(2, Am) | flatten entries gens minors(2, Vm);
+    off := select(mins, m -> saturate(B, m) != ideal 1_S);
+    if #off > 0 then return {false, "the charts' denominators vanish off the rank-one weights (" |
+        toString(#off) | " minors not in the radical)", apply(minimalPrimes B, trim), #hs};
+    note "the charts cover X off the rank-one functions";
+    -- 4.
+    (a, b, c, u) := (local a, local b, local c, local u);
+    T := (coefficientRing S)[a_1..a_d, b_1..b_d, c_1..c_e, u_1..u_d];
+    va := matrix{toList(T_0 .. T_(d - 1))};
+    vb := matrix{toList(T_d .. T_(2 * d - 1))};
+    vc := matrix{toList(T_(2 * d) .. T_(2 * d + e - 1))};
+    vu := matrix{toList(T_(2 * d + e) .. T_(3 * d + e - 1))};
+    one := flatten entries (transpose va * vb) | flatten entries (transpose vc * vu);
+    two := flatten entries (transpose vu * vb) | flatten entries (transpose vc * va);
+    (m1, m2) := (map(T, S, one), map(T, S, two));
+    if m1 F.matrix != m2 F.matrix then
+        return {false, "the swap (a b^T, c e^T) -> (e b^T, c a^T) changes the function"};
+    {true, "Sing X = pi(rank A <= 1, rank V <= 1)", charts, #hs})
+
 -- the closure of the image of the functions with rank A <= 1 and rank V <= 1 (paper, Thm. 3.4): F composed with
 -- A_h = u_h w_h^T (or Q_h, K_h of rank one) and V_h = c_h e_h^T, for every head h, then the kernel
 rankOneLocus = method()

@@ -180,3 +180,19 @@ TEST ///
   W = chartLocalization(J + ideal(z_1 + 2*z_5 - z_9), F, Chart => {4});
   assert(not first W and match("does not vanish", W#1));
 ///
+
+TEST ///
+  -- singularByCharts on the layer d = 2, d' = 1 (two tokens): the singular locus is the image of the rank-one
+  -- weights (the projection route's answer, an independent computation); with one denominator per chart the common
+  -- zeros are too large and the route says so instead of claiming it.
+  S = QQ[A_(1,1), A_(1,2), A_(2,1), A_(2,2), V_(1,1), V_(1,2),
+      Degrees => {{1,1,0,0}, {1,0,1,0}, {1,1,0,0}, {1,0,1,0}, {1,0,0,1}, {1,0,0,1}}];
+  R = QQ[y_1..y_6, Degrees => {{2,0,1,1}, {2,0,1,1}, {2,1,0,1}, {2,1,0,1}, {2,0,1,1}, {2,1,0,1}}];
+  F = map(S, R, {A_(2,2)*V_(1,2), A_(1,2)*V_(1,1), A_(2,1)*V_(1,2), A_(1,1)*V_(1,1),
+      A_(1,2)*V_(1,2) + A_(2,2)*V_(1,1), A_(1,1)*V_(1,2) + A_(2,1)*V_(1,1)});
+  assert(first singularByCharts F);
+  -- a map that is not one layer (one product scaled in one coordinate only): the route does not claim it
+  G = map(S, R, {A_(2,2)*V_(1,2), A_(1,2)*V_(1,1), A_(2,1)*V_(1,2), A_(1,1)*V_(1,1),
+      A_(1,2)*V_(1,2) + 2*A_(2,2)*V_(1,1), A_(1,1)*V_(1,2) + A_(2,1)*V_(1,1)});
+  assert(not first singularByCharts G);
+///

@@ -170,3 +170,62 @@ def test_cli_network_options_refuse_mixtures_in_one_line(args, words):
     out = _cli("dim", *args)
     assert out.returncode == 2 and words in out.stderr and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def _flint_rank(m: np.ndarray, p: int) -> int:
+    import flint
+
+    return flint.nmod_mat([[int(v) for v in row] for row in m], p).rank()
+
+
+def test_float_block_rank_mod_p_agrees_with_flint_on_structured_matrices():
+    """The float64 blocked rank mod p (several 128-column blocks) against python-flint's nmod_mat, on matrices built
+    to be hard for it: low rank, repeated and zero columns, head rows that vanish on a block, and sparse columns."""
+    from m2bridge.fields import DEFAULT_PRIME as p
+    from m2bridge.numeric.modrank import rank_mod_float, rank_modp
+
+    rng = np.random.default_rng(7)
+
+    def low_rank(m: int, n: int, r: int) -> np.ndarray:  # exact mod p: products of residues below 2^31 as Python ints
+        a, b = rng.integers(0, p, size=(m, r)), rng.integers(0, p, size=(r, n))
+        return np.array((a.astype(object) @ b.astype(object)) % p, dtype=np.int64)
+
+    cases = []
+    m = low_rank(300, 280, 190)
+    m[:, 5] = m[:, 3]
+    m[:, 200] = 0
+    cases.append(m)
+    m = low_rank(400, 300, 300)
+    m[:150, :128] = 0  # the first block's head rows vanish: pivots come from lower rows
+    cases.append(m)
+    sparse = np.zeros((350, 260), dtype=np.int64)
+    for j in range(260):
+        sparse[rng.integers(0, 350, size=2), j] = rng.integers(1, p, size=2)
+    cases.append(sparse)
+    cases.append(np.concatenate([sparse[:, :130], low_rank(350, 140, 60)], axis=1))
+    for m in cases:
+        expected = _flint_rank(m, p)
+        assert rank_mod_float(m, p) == expected and rank_modp(m, p) == expected
+        assert rank_mod_float(m[:, :-1], p) == _flint_rank(m[:, :-1], p)  # and a wrong answer would show
+    assert rank_mod_float(low_rank(200, 150, 149), p) == 149
+
+
+def test_exact_matvec_mod_p_against_python_integers():
+    from m2bridge.fields import DEFAULT_PRIME as p
+    from m2bridge.numeric.modrank import matvec_mod
+
+    rng = np.random.default_rng(3)
+    a, v = rng.integers(0, p, size=(40, 5050)), rng.integers(0, p, size=(5050, 2))
+    expected = (a.astype(object) @ v.astype(object)) % p
+    assert (matvec_mod(a, v, p) == expected).all()
+
+
+def test_deep_quadratic_network_past_one_rank_block_is_its_hand_count():
+    """(d, d, d, 1), r = 2, d = 10 (210 weights: two 128-column blocks, and 65 sparse symmetry tangents): the output
+    is q((W_1 x)^2) with q = W_2^T diag(w_3) W_2 any quadratic form in d variables, so the dimension is
+    d^2 + d(d + 1)/2 - d (W_1 and q, less the rescaling of W_1's rows) = 145, below KTB's 1 + 9*10 + 9*10 + 9 = 190.
+    The same count for d = 3 (12) is the independent sympy rank."""
+    assert sympy_rank((3, 3, 3, 1), 2) == 9 + 6 - 3
+    res = numeric_dimension(polynomial_network((10, 10, 10, 1), 2))
+    assert res.dimension == 100 + 55 - 10 and res.status.value == "proved"
+    assert res.fiber.explained == {"neuron_scaling": 20, "quadratic_orthogonal": 45}

@@ -1,11 +1,14 @@
 """Singular loci of one attention layer, side by side in one run: the projection route (the default of
-`m2bridge singular` for one head: the support of O_Y / O_X for the Segre cone Y projected onto the closure X), the
+`m2bridge singular` for one head up to 24 coordinates: the support of O_Y / O_X for the Segre cone Y projected onto
+the closure X), the charts route (the default past them: inverse charts and their translates by the layer's symmetry;
+the component is then the rank-one locus, whose ideal is computed for its dimension and degree), the
 refinement route (minors of c generators at a time, each prime kept by the Jacobian criterion at its generic point;
 the first generators chosen at a point of the closure) and the textbook route (every c x c minor of the Jacobian,
 then the minimal primes), each in its own Macaulay2 session with a time limit, over QQ; and the comparison with the
 rank-one locus (Thm. 3.4).
 
-Usage: python bench/singular.py [--limit S] [--cases 2,1 2,1c 2,2v1 2,2 3,1 2,3] [--routes projection refine minors]
+Usage: python bench/singular.py [--limit S] [--cases 2,1 2,1c 2,2v1 2,2 3,1 2,3 3,2]
+                                [--routes projection charts refine minors]
   (c: a causal mask; v1: value rank 1)
 """
 
@@ -13,14 +16,16 @@ from __future__ import annotations
 
 import argparse
 import time
+from unittest import mock
 
 from m2bridge import M2Timeout, Macaulay2
 from m2bridge.errors import ProblemTooLarge
+from m2bridge.exact import compute
 from m2bridge.exact.compute import ideal_code, singular_locus
 from m2bridge.exact.problem import parametrization, setup_script
 from m2bridge.network import LightningAttention
 
-ROUTES = ("projection", "refine", "minors")
+ROUTES = ("projection", "charts", "refine", "minors")
 
 
 def architecture(case: str) -> LightningAttention:
@@ -38,12 +43,14 @@ def run(arch: LightningAttention, route: str, limit: float) -> str:
     m2 = Macaulay2(timeout=limit)
     try:
         m2.load_package()
-        if route == "projection":
-            t0 = time.perf_counter()
-            res = singular_locus(arch, m2, timeout=limit, force=True)
-            seconds = time.perf_counter() - t0
-            if "Segre cone" not in res.notes[0]:
-                return "not a projection here (refined instead)"
+        if route in ("projection", "charts"):
+            # each route below its own limit: the charts everywhere (limit 0), the projection everywhere (no limit)
+            with mock.patch.object(compute, "MAX_PROJECTION_COORDINATES", 0 if route == "charts" else 10 ** 6):
+                t0 = time.perf_counter()
+                res = singular_locus(arch, m2, timeout=limit, force=True)
+                seconds = time.perf_counter() - t0
+            if ("inverse charts" if route == "charts" else "pushed forward") not in res.provenance.method + res.notes[0]:
+                return f"not taken here ({res.notes[0][:60]}...)"
             found = [(c.dimension, c.degree) for c in res.components]
             return f"{sorted(found)} in {seconds:.1f} s; equals the rank-one locus: {res.comparison['equal']}"
         strategy = "Refine" if route == "refine" else "AllMinors"

@@ -54,6 +54,8 @@ export {
     "chartLocalization",
     "chartFractions",
     "singularByCharts",
+    "Translates",
+    "Charts",
     "MaxDenominatorDegree",
     "MaxCommonSize",
     "AllDenominators"

@@ -186,10 +186,14 @@ def test_the_chart_route_agrees_with_the_projection_route(m2, dims):
 
 
 def test_too_few_denominators_leave_the_charts_inconclusive(m2):
-    """With one denominator per chart (the search's pick) the common zeros at (2,2) contain weights of rank A = 2
-    (whole coordinate rows of A vanish there): the route must say so, not claim the singular locus."""
-    ok, why = _charts(m2, LightningAttention((2, 2), 2, 2), ", AllDenominators => 0")
+    """With one denominator per chart and no translate, the common zeros at (2,2) contain weights with rank A = 2 or
+    rank V = 2 (coordinate rows vanish there): the route must say so, not claim the singular locus; with every
+    least-degree denominator of every chart it holds without translates."""
+    layer = LightningAttention((2, 2), 2, 2)
+    ok, why = _charts(m2, layer, ", Translates => 0")
     assert ok is False and "off the rank-one weights" in why
+    ok, why = _charts(m2, layer, ", Translates => 0, AllDenominators => 1, Charts => toList(0..7)")
+    assert ok is True, why
 
 
 def test_the_chart_route_refuses_one_token(m2):

@@ -166,10 +166,11 @@ _PROJECTION_HOW = ("the closure as the image of the Segre cone of vec(A) vec(V)^
                    "a projection checked finite and birational: singular exactly where the projection is not an "
                    "isomorphism, the support of O_Y / O_X")
 _CHARTS_HOW = ("the closure as the image of the Segre cone of vec(A) vec(V)^T under a projection checked finite; "
-               "inverse charts (one weight fixed at 1, the others g/h on the closure, every denominator of least "
-               "degree) show it an isomorphism wherever a denominator does not vanish, and the denominators vanish "
-               "on the weights only where rank A <= 1 and rank V <= 1 (or A = 0, V = 0); those functions are "
-               "singular (the swap (a b^T, c e^T) -> (e b^T, c a^T) gives them two preimages)")
+               "inverse charts (one weight of A, one of V fixed at 1, the others g/h on the closure) and their "
+               "translates by the layer's symmetry (A, V) -> (g^T A g, k V g) show it an isomorphism wherever a "
+               "denominator does not vanish, and the denominators vanish together on the weights only where "
+               "rank A <= 1 and rank V <= 1 (or A = 0, V = 0); those functions are singular (the swap "
+               "(a b^T, c e^T) -> (e b^T, c a^T) gives them two preimages)")
 _REFINE_HOW = ("each component singular by the Jacobian criterion at its generic point (rank of the Jacobian of the "
                "closure's ideal over the component's function field, exact); complete: every refinement added "
                "members of the Jacobian ideal only")

@@ -195,7 +195,11 @@ Key
   singularByCharts
   (singularByCharts, RingMap)
   [singularByCharts, AllDenominators]
+  [singularByCharts, Translates]
+  [singularByCharts, Charts]
   [singularByCharts, Verbose]
+  Translates
+  Charts
 Headline
   the singular locus of one attention layer through inverse charts, without the ideal of its closure
 Usage
@@ -206,21 +210,26 @@ Inputs
     form: weights A_(i,j) and V_(o,r)
   AllDenominators => ZZ
     the degrees of denominators collected per chart (from the least one); 0: only the one the search picks
+  Translates => ZZ
+    the most random translates of the charts by the layer's symmetry (A, V) -> (g^T A g, k V g)
+  Charts => List
+    the positions of the weights fixed, one chart each (null: the first weight of A and the first of V)
   Verbose => Boolean
-    print each chart's denominators on stderr
+    print each step on stderr
 Outputs
   :List
-    \{true, a description, the charts used, the denominators used\} when the singular locus of the closure X is
-    proved to be the image of the weights with rank A <= 1 and rank V <= 1; \{false, why, ...\} when a step fails
+    \{true, a description, the charts, the denominators, the translates used\} when the singular locus of the closure
+    X is proved to be the image of the weights with rank A <= 1 and rank V <= 1; \{false, why, ...\} when a step
+    fails
 Description
   Text
     X is the image of the cone Y over the Segre variety of A (x) V (smooth off its vertex) under a linear
     projection. The function checks the projection finite (the functions vanish only where A = 0 or V = 0). For each
-    chart (one weight fixed at 1) chartFractions writes the other weights as g/h on X, collecting every denominator
-    h of the least degree; where some h does not vanish, the fiber is one point given by regular functions, so X is
-    isomorphic to Y there and smooth. The denominators' common zeros, pulled back to the weights and saturated by
-    (A) and (V), must contain no point with a 2 x 2 minor of A or V nonzero: then the singular locus lies in the
-    image W of the rank-one weights. Conversely (a b^T, c e^T) and (e b^T, c a^T) give the same function (checked
+    chart (one weight fixed at 1) chartFractions writes the other weights as g/h on X; where h does not vanish, the
+    fiber is one point given by regular functions, so X is isomorphic to Y there and smooth. The layer's symmetry
+    s(A, V) = (g^T A g, k V g) acts on X linearly (checked), so the zeros of h moved by random s bound the singular
+    locus too. Their common zeros, pulled back to the weights and saturated by (A) and (V), must contain no point
+    with a 2 x 2 minor of A or V nonzero: then the singular locus lies in the image W of the rank-one weights. Conversely (a b^T, c e^T) and (e b^T, c a^T) give the same function (checked
     as an identity), two points of Y in one fiber, so X is not normal along a dense subset of W (a finite
     birational map onto a normal variety is an isomorphism) and W is singular. Over QQ this is a proof of the
     paper's Theorem 3.4 for the layer; over ZZ/p it holds for that prime.

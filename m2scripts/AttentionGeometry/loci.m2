@@ -123,22 +123,25 @@ singularByProjection(Ideal, Ring, Matrix) := o -> (J, R1, pt) -> (
 -- off its vertex; X its image under the linear projection pi.
 --  1. pi is finite: F's images vanish only where A = 0 or V = 0 (the fiber over the vertex is the vertex; a projection
 --     from a center that misses P(Y) is finite).
---  2. Charts: fixing one weight at 1, the other weights are g/h on X (chartFractions: every valid denominator h of the
---     least degree and of AllDenominators - 1 degrees more; with 0, the one the search picks).  Where h(x) != 0 the
---     fiber over x is one point, given by regular functions of x: pi is an isomorphism there (its inverse a
---     morphism), onto a smooth Y; so X is smooth off B = the common zeros of all the denominators of all the charts.
---  3. B pulled back to the weights lies in W = {rank A <= 1, rank V <= 1} and {A = 0} and {V = 0}: every 2 x 2 minor
---     of A and V vanishes on the pull-back saturated by (A) and (V).  So Sing X lies in pi(W).
---  4. pi(W) is singular: (a b^T, c e^T) and (e b^T, c a^T) have the same function (checked as an identity), two
---     points of Y in the fiber where a and e are independent, so pi is not an isomorphism over a dense subset of
---     pi(W), and X is not normal there (a finite birational map onto a normal variety is an isomorphism: Zariski);
---     the singular locus is closed.
--- Returns {true, the weights' candidate primes, the number of denominators} when 1-4 hold (then Sing X = pi(W)),
+--  2. Charts (the first weight of A and of V by default, fixed at 1): the other weights are g/h on X (chartFractions;
+--     with AllDenominators > 0 every denominator of the least degree, else the one the search picks).  Where h(x) != 0
+--     the fiber over x is one point, given by regular functions of x: pi is an isomorphism there (its inverse a
+--     morphism), onto a smooth Y; so X is smooth off the common zeros of the denominators.  Translates: the layer's
+--     symmetry s(A, V) = (g^T A g, k V g) (g, k random invertible) acts on X by a linear map L (F o s = L o F: each
+--     coordinate of F o s is a combination of those of F, checked), so X is smooth off the zeros of h o L too; pulled
+--     back to the weights these are the zeros of F(h) o s.  B: all these zeros, over Translates random s at most.
+--  3. B lies in the rank-one weights {rank A <= 1, rank V <= 1} and {A = 0} and {V = 0}: every 2 x 2 minor of A
+--     and V vanishes on B saturated by (A) and (V).  So Sing X lies in W, the image of the rank-one weights.
+--  4. W is singular: (a b^T, c e^T) and (e b^T, c a^T) have the same function (checked as an identity), two points of
+--     Y in one fiber where a and e are independent, so pi is not an isomorphism over a dense subset of W, and X is not
+--     normal there (a finite birational map onto a normal variety is an isomorphism: Zariski); Sing X is closed.
+-- Returns {true, a description, the charts, the denominators, the translates} when 1-4 hold (then Sing X = W),
 -- {false, why, ...} otherwise.
-singularByCharts = method(Options => {AllDenominators => 1, Verbose => false})
+singularByCharts = method(Options => {AllDenominators => 0, Translates => 6, Charts => null, Verbose => false})
 singularByCharts RingMap := List => o -> F -> (
     S := target F;
     R := source F;
+    kk := coefficientRing S;
     note := msg -> if o.Verbose then printerr("singularByCharts: " | msg);
     letter := v -> (toString v)_0;
     Av := select(gens S, v -> letter v == "A");
@@ -146,34 +149,50 @@ singularByCharts RingMap := List => o -> F -> (
     if #Av + #Vv != numgens S or #Av == 0 or #Vv == 0 then return {false, "not one head in the attention-matrix form"};
     d := #unique apply(Av, v -> first last baseName v);
     e := #Vv // d;
+    if d * d != #Av or d * e != #Vv then return {false, "not one head in the attention-matrix form"};
     Am := matrix pack(d, Av);
     Vm := matrix pack(d, Vv);
-    images := ideal first entries F.matrix;
+    images := first entries F.matrix;
     -- 1.
-    if saturate(saturate(images, ideal Av), ideal Vv) != ideal 1_S then
+    if saturate(saturate(ideal images, ideal Av), ideal Vv) != ideal 1_S then
         return {false, "the projection is not finite (a function vanishes with A and V nonzero)"};
     note "finite";
     -- 2.
-    hs := {};
-    charts := 0;
-    scan(numgens S, c -> (
+    charts := if o.Charts =!= null then o.Charts else {0, #Av};
+    hw := flatten apply(charts, c -> (
         CF := chartFractions(F, Chart => {c}, AllDenominators => o.AllDenominators);
         dens := if o.AllDenominators > 0 then CF#"Common" else CF#"Denominators";
-        if any(CF#"Fractions", fr -> fr === null) or #dens == 0 then return;
-        charts = charts + 1;
-        hs = hs | apply(dens, h -> F sub((CF#"toS") h, vars R));
-        note("chart " | toString (gens S)#c | ": " | toString(#dens) | " denominators")));
-    if charts == 0 then return {false, "no chart has an inverse of degree <= 3"};
-    -- 3.
-    B := saturate(saturate(ideal hs, ideal Av), ideal Vv);
+        if any(CF#"Fractions", fr -> fr === null) then return {};
+        note("chart " | toString (gens S)#c | ": " | toString(#dens) | " denominators");
+        apply(dens, h -> F sub((CF#"toS") h, vars R))));
+    if #hw == 0 then return {false, "no chart has an inverse of degree <= 3"};
+    -- 3., adding translates until B lies in the rank-one weights
+    span := C -> rank last coefficients matrix{C};
     mins := flatten entries gens minors(2, Am) | flatten entries gens minors(2, Vm);
-    off := select(mins, m -> saturate(B, m) != ideal 1_S);
-    if #off > 0 then return {false, "the charts' denominators vanish off the rank-one weights (" |
-        toString(#off) | " minors not in the radical)", apply(minimalPrimes B, trim), #hs};
+    randomInvertible := n -> (M := random(kk^n, kk^n, Height => 3); while det M == 0 do M = random(kk^n, kk^n,
+        Height => 3); M);
+    all0 := hw;
+    off := mins;
+    used := 0;
+    while true do (
+        B := saturate(saturate(ideal all0, ideal Av), ideal Vv);
+        off = select(off, m -> saturate(B, m) != ideal 1_S);
+        note("translates " | toString used | ": " | toString(#off) | " minors off the rank-one weights");
+        if #off == 0 or used >= o.Translates then break;
+        g := randomInvertible d;
+        k := randomInvertible e;
+        s := map(S, S, flatten entries (transpose(g) * Am * g) | flatten entries (k * Vm * g));
+        moved := apply(images, f -> s f);
+        if span(images | moved) != span images then return {false, "(A, V) -> (g^T A g, k V g) does not act " |
+            "linearly on the closure: not one attention layer", #charts, #hw, used};
+        all0 = all0 | apply(hw, f -> s f);
+        used = used + 1);
+    if #off > 0 then return {false, "the charts' denominators and " | toString used | " translates vanish off the " |
+        "rank-one weights (" | toString(#off) | " minors not in the radical)", #charts, #hw, used};
     note "the charts cover X off the rank-one functions";
     -- 4.
     (a, b, c, u) := (local a, local b, local c, local u);
-    T := (coefficientRing S)[a_1..a_d, b_1..b_d, c_1..c_e, u_1..u_d];
+    T := kk[a_1..a_d, b_1..b_d, c_1..c_e, u_1..u_d];
     va := matrix{toList(T_0 .. T_(d - 1))};
     vb := matrix{toList(T_d .. T_(2 * d - 1))};
     vc := matrix{toList(T_(2 * d) .. T_(2 * d + e - 1))};
@@ -182,8 +201,8 @@ singularByCharts RingMap := List => o -> F -> (
     two := flatten entries (transpose vu * vb) | flatten entries (transpose vc * va);
     (m1, m2) := (map(T, S, one), map(T, S, two));
     if m1 F.matrix != m2 F.matrix then
-        return {false, "the swap (a b^T, c e^T) -> (e b^T, c a^T) changes the function"};
-    {true, "Sing X = pi(rank A <= 1, rank V <= 1)", charts, #hs})
+        return {false, "the swap (a b^T, c e^T) -> (e b^T, c a^T) changes the function", #charts, #hw, used};
+    {true, "Sing X = the image of the weights with rank A <= 1 and rank V <= 1", #charts, #hw, used})
 
 -- the closure of the image of the functions with rank A <= 1 and rank V <= 1 (paper, Thm. 3.4): F composed with
 -- A_h = u_h w_h^T (or Q_h, K_h of rank one) and V_h = c_h e_h^T, for every head h, then the kernel

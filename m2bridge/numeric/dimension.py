@@ -179,7 +179,8 @@ def jacobian_entry_degree(arch: AttentionNetwork) -> int:
 # Peak memory of one rank, in copies of the Jacobian (rows x weights, 8-byte entries), measured with ru_maxrss above
 # the interpreter with numpy: lightning (20,20) and (30,30) t=2 mod p 7.9 and 7.4 copies ((50,50): 4.16 GB at 60 s,
 # 7.7 copies: the caller's matrix, rank_mod's reduced copy, its index copies, the exact BLAS product's parts);
-# softmax (25,25) t=2 by float64 SVD 3.9
+# softmax (25,25) t=2 by float64 SVD 3.9; mod p by the float64 block rank (numeric/modrank.py: the caller's matrix, its
+# residues, their float64 copy, two work buffers): widths 50,50,50,1 r=3, 1.33 GB peak for a 245 MB Jacobian, 5.4
 RANK_COPIES = {"modp": 8, "float": 5}
 SHOW_PROGRESS_ENTRIES = 1_000_000  # a Jacobian this large takes seconds (1448 x 1200 mod p: 3 s on a busy core)
 

@@ -212,3 +212,12 @@ def test_singular_locus_takes_the_charts_past_the_projection_limit(m2, monkeypat
     sing = singular_locus(LightningAttention((2, 2), 2, 2), m2)
     assert "inverse charts" in sing.notes[0] and sing.provenance.status.value == "proved"
     assert [(c.dimension, c.degree) for c in sing.components] == [(5, 12)] and sing.comparison["equal"]
+
+
+def test_past_the_projection_limit_the_refusal_names_what_was_measured():
+    """(3,2): 36 coordinates, past the projection's 24; refused before any computation, naming --force (inverse
+    charts) and what they gave there."""
+    from m2bridge.errors import ProblemTooLarge
+
+    with pytest.raises(ProblemTooLarge, match=r"--force .*inverse charts"):
+        singular_locus(LightningAttention((3, 2), 3, 2))

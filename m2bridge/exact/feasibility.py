@@ -20,8 +20,6 @@ MAX_FIBER_WEIGHTS = 32
 # The singular locus of one layer by projection of the Segre cone needs no implicit ideal either: (2,2) 12
 # coordinates 1 s, (2,3) 18: 16 s, (3,1) 18: 82-89 s, (2,4) 24: 95 s (2 cores, shared)
 MAX_PROJECTION_COORDINATES = 24
-# Past it, inverse charts (no implicit ideal, no pushForward), up to the (3,2) layer
-MAX_CHART_COORDINATES = 36
 
 
 def _projection_applies(arch: AttentionNetwork) -> bool:
@@ -65,10 +63,12 @@ def check_feasible(arch: AttentionNetwork, what: str = "implicitization", force:
                               f"(the parametrization alone has degree {3 ** arch.layers} in the inputs): {alt}")
     coords, weights = exact_size(arch)
     if what == "the singular locus" and arch.tokens >= 2 and _projection_applies(arch):
-        if coords > MAX_CHART_COORDINATES:
-            raise ProblemTooLarge(f"the singular locus of {arch.label()} by inverse charts: {coords} reduced "
-                                  f"coordinates (limit {MAX_CHART_COORDINATES}, the (3,2) layer): "
-                                  "pass --force / force=True with a --timeout to try anyway")
+        if coords > MAX_PROJECTION_COORDINATES:
+            raise ProblemTooLarge(f"the singular locus of {arch.label()}: {coords} reduced coordinates, past the "
+                                  f"projection route's limit of {MAX_PROJECTION_COORDINATES} ((2,4) with 24 took 95 s; "
+                                  "(3,2) did not finish in 22 minutes); pass --force / force=True with a --timeout to "
+                                  "try inverse charts (at (3,2) they were inconclusive: their least-degree "
+                                  "denominators vanish where rank V = 1 and det A = 0)")
         return
     if coords > MAX_COORDINATES or weights > MAX_WEIGHTS:
         reach = ""

@@ -124,7 +124,8 @@ singularByProjection(Ideal, Ring, Matrix) := o -> (J, R1, pt) -> (
 --  1. pi is finite: F's images vanish only where A = 0 or V = 0 (the fiber over the vertex is the vertex; a projection
 --     from a center that misses P(Y) is finite).
 --  2. Charts (the first weight of A and of V by default, fixed at 1): the other weights are g/h on X (chartFractions;
---     with AllDenominators > 0 every denominator of the least degree, else the one the search picks).  Where h(x) != 0
+--     with AllDenominators > 0 every common denominator of the least degree, else the one the search picks; where
+--     the weights have denominators of their own, their product).  Where h(x) != 0
 --     the fiber over x is one point, given by regular functions of x: pi is an isomorphism there (its inverse a
 --     morphism), onto a smooth Y; so X is smooth off the common zeros of the denominators.  Translates: the layer's
 --     symmetry s(A, V) = (g^T A g, k V g) (g, k random invertible) acts on X by a linear map L (F o s = L o F: each
@@ -164,8 +165,10 @@ singularByCharts RingMap := List => o -> F -> (
     charts := if o.Charts =!= null then o.Charts else {0, #Av};
     hw := flatten apply(charts, c -> (
         CF := chartFractions(F, Chart => {c}, AllDenominators => o.AllDenominators);
-        dens := if o.AllDenominators > 0 then CF#"Common" else CF#"Denominators";
         if any(CF#"Fractions", fr -> fr === null) then return {};
+        -- each common denominator serves every weight; else each weight has its own, and the chart's inverse is
+        -- regular where their product does not vanish
+        dens := if o.AllDenominators > 0 and #(CF#"Common") > 0 then CF#"Common" else {product unique CF#"Denominators"};
         note("chart " | toString (gens S)#c | ": " | toString(#dens) | " denominators");
         apply(dens, h -> F sub((CF#"toS") h, vars R))));
     if #hw == 0 then return {false, "no chart has an inverse of degree <= 3"};

@@ -14,6 +14,7 @@ from m2bridge.deadline import past
 from m2bridge.bridge.session import Macaulay2
 from m2bridge.errors import M2Timeout
 from m2bridge.exact.counts import Count, hypersurface_count
+from m2bridge.exact.metric_m2 import singular_locus
 from m2bridge.results import Status
 from m2bridge.fields import SMALL_PRIME
 from m2bridge.metric.classifier import (
@@ -44,13 +45,9 @@ def singular_locus_of(g: sympy.Expr, ys: list, arch: AttentionNetwork, clf: Clas
                     timeout: float | None) -> dict[str, Any]:
     """Dimension and degree of V(g, grad g) (over ZZ/32003, fields.SMALL_PRIME: equal to QQ's for all but finitely many primes), and
     which of the linear spaces the weights name lie in it."""
-    from m2bridge.bridge.serialize import to_m2
-
     n = len(ys)
-    m2.eval(f"y = symbol y; Rs = ZZ/{SMALL_PRIME}[y_1..y_{n}];\ngs = {to_m2(g)};\nSg = ideal(gs) + ideal jacobian ideal gs;\n", timeout=timeout)
-    dim, deg = m2.to_python("{dim Sg, degree Sg}", timeout=timeout)
-    out: dict[str, Any] = {"dimension": int(dim), "degree": int(deg), "contains": [],
-                           "method": "Groebner basis of (g, grad g) over ZZ/{SMALL_PRIME}"}
+    names: list[str] = []
+    ideals: list[list[sympy.Expr]] = []
     if arch.layers == 1 and arch.plain:
         d, t = arch.dims[0], arch.tokens
         X = sympy.Matrix(d, t, ys)
@@ -59,11 +56,12 @@ def singular_locus_of(g: sympy.Expr, ys: list, arch: AttentionNetwork, clf: Clas
         Q, K, V = mat(w["Q"][0]), mat(w["K"][0]), mat(w["V"][0])
         candidates = {"{X : Q X = 0, K X = 0} (where X^T A X vanishes to second order)": list(Q * X) + list(K * X),
                       "{X : V X = 0, X^T A X = 0}": list(V * X) + list(X.T * Q.T * K * X)}
-        for name, eqs in candidates.items():
-            code = f"Lc = ideal({', '.join(to_m2(sympy.expand(e)) for e in eqs)});"
-            inside = m2.to_python(f"{code} isSubset(Sg, Lc)", timeout=timeout)
-            if inside:
-                out["contains"].append(name)
+        names = list(candidates)
+        ideals = [[sympy.expand(e) for e in eqs] for eqs in candidates.values()]
+    sing = singular_locus(m2, g, n, f"ZZ/{SMALL_PRIME}", ideals, timeout=timeout)
+    return {"dimension": sing.dimension, "degree": sing.degree,
+            "contains": [name for name, inside in zip(names, sing.contains) if inside],
+            "method": "Groebner basis of (g, grad g) over ZZ/{SMALL_PRIME}"}
     return out
 
 

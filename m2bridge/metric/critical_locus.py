@@ -22,9 +22,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import sympy
 
-from m2bridge.bridge.serialize import m2_list, m2_rows, to_m2
 from m2bridge.bridge.session import Macaulay2
 from m2bridge.errors import M2Timeout
+from m2bridge.exact.metric_m2 import CriticalLocusM2
 from m2bridge.metric.engine import eigen_points
 from m2bridge.metric.weights import loss_hessian
 
@@ -142,58 +142,41 @@ def loss_on_critical_locus(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2, 
     ``best_loss``: the least loss of a real critical point (to call a local minimum spurious), ``residual`` added to
     every loss value. The critical locus's components and the critical points on them each get ``seconds``; past
     them, paper Thm. 3.4's components and the linear ones (V = 0, A = 0) alone, said so in the result."""
-    from m2bridge.exact.problem import setup_script
-
     t0 = time.perf_counter()
     head = param.layers[0].heads[0]
-    A, V = head.attention, head.values
     n = param.ambient_dimension
-    mat = lambda M: "matrix{" + ", ".join("{" + ", ".join(to_m2(e) for e in M.row(i)) + "}"  # noqa: E731
-                                         for i in range(M.rows)) + "}"
-    setup = (setup_script(param, "QQ") + f"Gl = matrix(QQ, {m2_rows(G, n)});\nul = {m2_list(u)};\n"
-             f"Am = {mat(A)};\nVm = {mat(V)};\n"
-             "Kthm = {ideal Vm, ideal Am, minors(2, Am | transpose Vm)};\n"  # paper Thm. 3.4, none inside another
-             "Kthm = select(Kthm, K -> not any(Kthm, L -> L != K and isSubset(L, K)));\n")
-    m2.load_package()
-    m2.eval(setup, timeout=timeout)
+    locus = CriticalLocusM2(m2, param, G, u, head.attention, head.values, timeout=timeout)
     rank = len(param.weights) - 1  # the generic fiber is the scaling (paper Thm. 3.2)
     minors = comb(n, rank) * comb(len(param.weights), rank)
     theorem = "the components of paper Thm. 3.4 (V = 0, A = 0, A = s w^T with V = c s^T)"
     source = f"{theorem}: computing them from the Jacobian's {minors} maximal minors is out of reach"
     if minors <= MAX_MINORS:
         try:
-            m2.eval(f"Kl = criticalComponents(F, GenericRank => {rank});", timeout=seconds)
+            locus.compute_components(rank, seconds)
             source = "computed: the minimal primes of the Jacobian's maximal minors"
         except M2Timeout:
-            m2.load_package()
-            m2.eval(setup, timeout=timeout)
+            locus.reset()
             source = f"{theorem}: computing them from the Jacobian's maximal minors ran past {seconds:g} s"
     if not source.startswith("computed"):
-        m2.eval("Kl = Kthm;", timeout=timeout)
-    raw = m2.to_python("apply(Kl, K -> {dim K, apply(first entries gens K, toString), K == ideal Vm, K == ideal Am, "
-                       "K == minors(2, Am | transpose Vm)})", timeout=timeout)
-    comps = [(_label(gens, is_v, is_a, same_u), int(dim)) for dim, gens, is_v, is_a, same_u in raw]
+        locus.theorem_components()
+    raw = locus.components()
+    comps = [(_label(gens, is_v, is_a, same_u), dim) for dim, gens, is_v, is_a, same_u in raw]
     result = CriticalLocusLoss(comps, source, limit=seconds)
     try:  # on the rank-one component, its open part (A, V != 0) in the parameters (s, w, c): far fewer unknowns
-        m2.eval("gradl = lossGradient(F, Gl, ul);\nKrank = minors(2, Am | transpose Vm);\n"
-                "Kin = apply(Kl, K -> if K == Krank then {K, {rankOneCritical(gradl, Am, Vm), gradl + K + ideal Vm, "
-                "gradl + K + ideal Am}} else K);\nPl = lossOnCriticalLocus(F, Gl, ul, Kin);", timeout=seconds)
+        locus.loss_on_components(seconds)
     except M2Timeout:  # the linear components (V = 0, A = 0) alone are fast
         linear = [k for k, (_, _, is_v, is_a, _) in enumerate(raw) if is_v or is_a]
         result.unfinished = [comps[k][0] for k in range(len(raw)) if k not in linear]
-        m2.load_package()
-        m2.eval(setup + "Kl = {" + ", ".join("ideal(" + ", ".join(raw[k][1]) + ")" for k in linear) + "};\n"
-                "Pl = lossOnCriticalLocus(F, Gl, ul, Kl);", timeout=timeout)
+        locus.loss_on_ideals([raw[k][1] for k in linear])
         comps = [comps[k] for k in linear]
-    rows = m2.to_python("apply(Pl, p -> {p#0, p#1, p#2, apply(first entries gens p#3, toString), toString p#4, "
-                        "p#5})", timeout=timeout)
+    rows = locus.pieces()
     z = sympy.Symbol("z")
     hessian = loss_hessian(param, np.array([[float(v) for v in row] for row in G]), np.array([float(v) for v in u]))
     for k, (where, dim, deg, eqs, poly, inside) in enumerate(rows):
         roots = [float(r) + residual for r in sympy.Poly(sympy.sympify(poly.replace("^", "**")), z).real_roots()]
         piece = LocusPiece([comps[i][0] for i in where], [comps[i][0] for i in inside if i not in where], int(dim),
                            int(deg), eqs, poly, sorted(set(roots)))
-        _classify(hessian, piece, m2, f"Pl#{k}#3", seed + k, timeout)
+        _classify(hessian, piece, locus, k, seed + k)
         floor = residual + 1e-9 * (1 + residual)
         if piece.losses and min(piece.losses) <= floor:  # the loss is never below the residual: a global minimum
             piece.global_minimum, piece.spurious_minimum = True, False
@@ -204,15 +187,13 @@ def loss_on_critical_locus(param: Any, G: Any, u: Sequence[Any], m2: Macaulay2, 
     return result
 
 
-def _classify(hessian: Callable[[np.ndarray], np.ndarray], piece: LocusPiece, m2: Macaulay2, ideal: str, seed: int,
-              timeout: float | None) -> None:
+def _classify(hessian: Callable[[np.ndarray], np.ndarray], piece: LocusPiece, locus: CriticalLocusM2, k: int,
+              seed: int) -> None:
     """A real point of the piece (a random rational slice to dimension 0, up to three tries) and the weight
     Hessian's index and nullity there."""
     rng = np.random.default_rng(seed)
     for attempt in range(3):
-        m2.eval(f"setRandomSeed {seed * 7 + attempt};\nQs = {ideal} + ideal apply({piece.dimension}, i -> "
-                "sum(gens S, x -> random(QQ) * x) - random(QQ));\nMs = multiplicationMatrices Qs;\n", timeout=timeout)
-        points = eigen_points(m2.to_python("apply(last Ms, m -> entries m)", timeout=timeout), rng)
+        points = eigen_points(locus.slice_matrices(k, piece.dimension, seed * 7 + attempt), rng)
         real = [p.real for p in points if np.abs(p.imag).max() < 1e-8 * max(1.0, float(np.abs(p).max()))]
         if real:
             w = min(real, key=lambda p: float(np.abs(p).max()))

@@ -25,7 +25,8 @@ import numpy as np
 import sympy
 
 from m2bridge.bridge.session import Macaulay2
-from m2bridge.exact.counts import Count, ring_code
+from m2bridge.exact.counts import Count
+from m2bridge.exact.metric_m2 import distance_critical_matrices
 from m2bridge.homotopy.pipeline import Solved
 from m2bridge.results import Status
 
@@ -71,11 +72,8 @@ def monodromy_count(solved: Solved, seconds: float) -> Count:
 def critical_points(generators: Sequence[sympy.Expr], n: int, G: Any, u: Sequence[Any], m2: Macaulay2,
                     timeout: float | None = None, seed: int = 0) -> list[CriticalPoint]:
     """Every complex critical point (from the ideal over QQ), refined by Newton's method."""
-    m2.load_package()
-    code = (f"setRandomSeed {seed};\n" + ring_code(n, "QQ", generators, G, u)
-            + "Cq = distanceCritical(Im, Gm, um);\nMq = multiplicationMatrices Cq;\n")
-    m2.eval(code, timeout=timeout)
-    points = eigen_points(m2.to_python("apply(last Mq, m -> entries m)", timeout=timeout), np.random.default_rng(seed))
+    mats = distance_critical_matrices(m2, generators, n, G, u, seed=seed, timeout=timeout)
+    points = eigen_points(mats, np.random.default_rng(seed))
     return [_refine(generators, n, G, u, p) for p in points]
 
 

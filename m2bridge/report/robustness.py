@@ -25,6 +25,7 @@ def boundary_counts(cases: list[tuple[int, int, int, int]] = GRID, m2: Any = Non
     from m2bridge.bridge.session import default_session
     from m2bridge.errors import M2Timeout
     from m2bridge.exact.counts import Count, hypersurface_count
+    from m2bridge.exact.metric_m2 import singular_locus_dimension
     from m2bridge.metric.classifier import boundary_polynomial, random_classifier
     from m2bridge.metric.boundary import generic_cone_ed_degree
     from m2bridge.results import Status
@@ -43,10 +44,7 @@ def boundary_counts(cases: list[tuple[int, int, int, int]] = GRID, m2: Any = Non
             count = Count(None, "F4 over two primes", f"not computed: ran past {timeout:g} s",
                           status=Status.NOT_COMPUTED)
         factors = sympy.factor_list(g, *ys)[1]
-        from m2bridge.bridge.serialize import to_m2
-
-        m2.eval(f"y = symbol y; Rs = QQ[y_1..y_{n}];\ngs = {to_m2(g)};\n", timeout=timeout)
-        sing = int(m2.to_python("dim(ideal(gs) + ideal jacobian ideal gs)", timeout=timeout))
+        sing = singular_locus_dimension(m2, g, n, "QQ", timeout=timeout)
         rows.append({"d": d, "d_out": dp, "t": t, "a": a, "variables": n, "terms": len(sympy.Add.make_args(g)),
                      "factors": [int(sympy.Poly(f, *ys).total_degree()) for f, _ in factors],
                      "ed_degree": count.to_dict(), "generic_cubic_cone": generic_cone_ed_degree(3, n),

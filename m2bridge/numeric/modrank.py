@@ -162,18 +162,23 @@ SPARSE_DENSITY = 0.05
 """Nonzero fraction below which a rank goes to python-flint: symmetry tangents touch few weights each, and their
 head rows often vanish on a block, which blocked elimination with pivots among the head rows handles badly
 (5,050 x 1,325 tangents of widths 50,50,50,1 r=2: 13.5 s in float64 blocks, 2 s in nmod_mat)."""
+SMALL_ENTRIES = 100_000
+"""Entries below which a rank is ``fields.rank_mod``'s (NumPy, milliseconds there): the float64 blocks and the sparse
+path import python-flint, which the numeric commands keep out of their start-up (tests/test_import_costs.py)."""
 
 
 def rank_modp(matrix: np.ndarray, p: int) -> int:
-    """Rank over GF(p): python-flint for a sparse matrix, :func:`rank_mod_float` for a dense one (p < 2^31),
-    else ``fields.rank_mod``."""
+    """Rank over GF(p): ``fields.rank_mod`` for a small matrix, python-flint for a large sparse one,
+    :func:`rank_mod_float` for a large dense one (p < 2^31)."""
+    from m2bridge.fields import rank_mod
+
     matrix = np.asarray(matrix)
-    if matrix.size and np.count_nonzero(matrix % p) < SPARSE_DENSITY * matrix.size:
+    if matrix.size < SMALL_ENTRIES:
+        return rank_mod(matrix, p)
+    if np.count_nonzero(matrix % p) < SPARSE_DENSITY * matrix.size:
         return _flint_sparse_rank(matrix % p, p)
     if p < 2**31:
         return rank_mod_float(matrix, p)
-    from m2bridge.fields import rank_mod
-
     return rank_mod(matrix, p)
 
 

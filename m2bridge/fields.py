@@ -107,7 +107,7 @@ def inverse_mod(m: np.ndarray, p: int) -> np.ndarray:
     return aug[:, n:]
 
 
-def _pivots(work: np.ndarray, p: int) -> tuple[list[int], list[int]]:
+def block_pivots(work: np.ndarray, p: int) -> tuple[list[int], list[int]]:
     """Pivot (rows, columns) of a small block by Gaussian elimination mod p (``work`` is modified)."""
     free = np.ones(work.shape[0], dtype=bool)
     rows: list[int] = []
@@ -143,7 +143,7 @@ def rank_mod(matrix: np.ndarray, p: int, block: int = 192) -> int:
     while rest.shape[0] and rest.shape[1]:
         width = min(block, rest.shape[1])
         head = min(rest.shape[0], width + 16)  # see the docstring
-        piv_rows, piv_cols = _pivots(rest[:head, :width].copy(), p)
+        piv_rows, piv_cols = block_pivots(rest[:head, :width].copy(), p)
         if not piv_rows:
             touches = rest[:, :width].any(axis=1)
             if not touches.any():  # the block's columns are zero

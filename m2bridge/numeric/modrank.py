@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from m2bridge.fields import block_pivots
+
 BLOCK = 128
 """Pivot columns per round: 2 * BLOCK products below 2^45 plus an entry below 2^32 stay below 2^53."""
 _HALF = 1 << 16
@@ -75,7 +77,7 @@ def rank_mod_float(matrix: np.ndarray, p: int, block: int = BLOCK) -> int:
     while rest.shape[0] and rest.shape[1]:
         width = min(block, rest.shape[1])
         head = min(rest.shape[0], width + 16)
-        piv_rows, piv_cols = _head_pivots(exact_residues(rest[:head, :width], p), p)
+        piv_rows, piv_cols = block_pivots(exact_residues(rest[:head, :width], p), p)
         if not piv_rows:
             touches = exact_residues(rest[:, :width], p).any(axis=1)
             if not touches.any():  # the block's columns are zero
@@ -112,25 +114,6 @@ def rank_mod_float(matrix: np.ndarray, p: int, block: int = BLOCK) -> int:
             held = -1  # a fresh array: both buffers are free
         rest = reduced
     return rank
-
-
-def _head_pivots(work: np.ndarray, p: int) -> tuple[list[int], list[int]]:
-    """Pivot (rows, columns) of a small int64 block by Gaussian elimination mod p (``work`` is modified)."""
-    free = np.ones(work.shape[0], dtype=bool)
-    rows: list[int] = []
-    cols: list[int] = []
-    for c in range(work.shape[1]):
-        mask = free & (work[:, c] != 0)
-        if not mask.any():
-            continue
-        r = int(np.argmax(mask))
-        free[r] = False
-        rows.append(r)
-        cols.append(c)
-        f = work[:, c] * pow(int(work[r, c]), p - 2, p) % p
-        f[~free] = 0
-        work[:, c + 1:] = (work[:, c + 1:] - (f[:, None] * work[r, c + 1:]) % p) % p
-    return rows, cols
 
 
 def _inverse(m: np.ndarray, p: int) -> np.ndarray:

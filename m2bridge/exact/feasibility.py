@@ -68,7 +68,7 @@ def check_feasible(arch: AttentionNetwork, what: str = "implicitization", force:
                                   f"projection route's limit of {MAX_PROJECTION_COORDINATES} ((2,4) with 24 took 95 s; "
                                   "(3,2) did not finish in 22 minutes); pass --force / force=True with a --timeout to "
                                   "try inverse charts (at (3,2) they were inconclusive: their least-degree "
-                                  "denominators vanish where rank V = 1 and det A = 0)")
+                                  "denominators also vanish at points with rank V = 1 and rank A = 2)")
         return
     if coords > MAX_COORDINATES or weights > MAX_WEIGHTS:
         reach = ""

@@ -61,7 +61,7 @@ def singular_locus_of(g: sympy.Expr, ys: list, arch: AttentionNetwork, clf: Clas
     sing = singular_locus(m2, g, n, f"ZZ/{SMALL_PRIME}", ideals, timeout=timeout)
     return {"dimension": sing.dimension, "degree": sing.degree,
             "contains": [name for name, inside in zip(names, sing.contains) if inside],
-            "method": "Groebner basis of (g, grad g) over ZZ/{SMALL_PRIME}"}
+            "method": f"Groebner basis of (g, grad g) over ZZ/{SMALL_PRIME}"}
     return out
 
 

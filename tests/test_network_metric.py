@@ -100,6 +100,8 @@ def test_a_wrong_formula_would_be_caught(m2):
     # nothing to compare; the function-space count (1) is not the Segre number
     result = network_ed_degree(lcn((2, 2), (1, 1), 3), "generic", m2=m2, timeout=LIMIT)
     assert result.value == 1 and result.to_dict()["formulas"][0]["agrees"] is None
+    # and the text says why, not "computed None"
+    assert "not compared (a count in the weights: pass --in-weights)" in str(result) and "None" not in str(result)
 
 
 def test_parameter_points_refuse_past_their_path_limit():

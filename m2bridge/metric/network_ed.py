@@ -243,6 +243,11 @@ class NetworkED(Result):
             lines.append(f"  critical points in the weights: {self.parameters}")
         for f in self.formulas:
             computed, agrees = _compared(f, self)
+            if computed is None:
+                why = ("a count in the weights: pass --in-weights" if f.name == "Segre gED" and self.parameters is None
+                       else "the computed count is not certain")
+                lines.append(f"  {f.describe()} ({f.reference}); not compared ({why})")
+                continue
             lines.append(f"  {f.describe()} ({f.reference}); computed {computed}: "
                          + ("agrees" if agrees else "does NOT agree" if agrees is not None else "not comparable"))
         lines += [f"  note: {n}" for n in self.notes]

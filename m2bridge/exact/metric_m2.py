@@ -66,10 +66,6 @@ def distance_critical_matrices(m2: Macaulay2, generators: Sequence[sympy.Expr], 
     return m2.to_python("apply(last dcMats, m -> entries m)", timeout=timeout)
 
 
-def _matrix(M: sympy.Matrix) -> str:
-    return "matrix{" + ", ".join("{" + ", ".join(to_m2(e) for e in M.row(i)) + "}" for i in range(M.rows)) + "}"
-
-
 class CriticalLocusM2:
     """One layer's critical locus and the loss on it in a Macaulay2 session (metric.critical_locus's steps):
     S, R, F of the parametrization, G and u, the attention and value matrices A and V, and the components of
@@ -81,7 +77,7 @@ class CriticalLocusM2:
         self.m2, self.timeout = m2, timeout
         n = param.ambient_dimension
         self.setup = (setup_script(param, "QQ") + f"clG = matrix(QQ, {m2_rows(G, n)});\nclU = {m2_list(u)};\n"
-                      f"clA = {_matrix(A)};\nclV = {_matrix(V)};\n"
+                      f"clA = {to_m2(A)};\nclV = {to_m2(V)};\n"
                       "clThm = {ideal clV, ideal clA, minors(2, clA | transpose clV)};\n"  # paper Thm. 3.4
                       "clThm = select(clThm, K -> not any(clThm, L -> L != K and isSubset(L, K)));\n")
         self.reset()

@@ -62,7 +62,6 @@ def singular_locus_of(g: sympy.Expr, ys: list, arch: AttentionNetwork, clf: Clas
     return {"dimension": sing.dimension, "degree": sing.degree,
             "contains": [name for name, inside in zip(names, sing.contains) if inside],
             "method": f"Groebner basis of (g, grad g) over ZZ/{SMALL_PRIME}"}
-    return out
 
 
 def _exponent_dict(g: sympy.Expr, ys: list) -> dict[tuple[int, ...], Fraction]:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from math import comb, prod
 from typing import Any, Callable
 
+from m2bridge import formulas
+
 PAPERS: dict[str, str] = {
     "ktb": "Kileel, Trager, Bruna, On the expressive power of deep polynomial neural networks (NeurIPS 2019)",
     "mm": "Massarenti, Mella, The Alexander-Hirschowitz theorem for neurovarieties (arXiv:2511.19703, 2025)",
@@ -41,15 +43,11 @@ PUBLISHED_CODE: dict[str, str] = {  # what the report says about each paper's ow
     "smk": "no script run here; the degree formula of the paper is not checked by this report",
 }
 
-AH_SPORADIC = frozenset({(3, 4, 5), (4, 4, 9), (5, 4, 14), (5, 3, 7)})  # (d, r, w), defective by one
-
-
-# ------------------------------------------------------------------ the papers' formulas, written here
+# ------------------------------------------------------------------ the papers' formulas
 def ktb_bound(widths: tuple[int, ...], r: int) -> int:
-    """min(d_L + sum_i (d_(i-1) - 1) d_i, d_L binom(d_0 + D - 1, D)), D = r^(L - 1): the affine bound."""
-    count = widths[-1] + sum((a - 1) * b for a, b in zip(widths, widths[1:]))
-    big_d = r ** (len(widths) - 2)
-    return min(count, widths[-1] * comb(widths[0] + big_d - 1, big_d))
+    """min(d_L + sum_i (d_(i-1) - 1) d_i, d_L binom(d_0 + D - 1, D)), D = r^(L - 1): the affine bound
+    (:func:`m2bridge.formulas.ktb_bound` with x^r on every layer but the last)."""
+    return formulas.ktb_bound(widths, (r,) * (len(widths) - 2) + (1,))[0]
 
 
 def ah_affine(d: int, r: int, w: int) -> int:
@@ -59,7 +57,7 @@ def ah_affine(d: int, r: int, w: int) -> int:
     span = comb(d + r - 1, r)
     if r == 2:
         return span if w >= d else w * d - comb(w, 2)
-    return min(w * d, span) - (1 if (d, r, w) in AH_SPORADIC else 0)
+    return min(w * d, span) - (1 if (d, r, w) in formulas.AH_EXCEPTIONS else 0)
 
 
 def lcn_dimension(kernels: tuple[int, ...]) -> int:
@@ -201,7 +199,7 @@ def mm_claims() -> list[Claim]:
     for d, r, w in cases:
         widths = (d, w, 1)
         proj = ah_affine(d, r, w) - 1
-        what = "a sporadic exception, defective by one" if (d, r, w) in AH_SPORADIC else "quadrics (2 <= w < d)"
+        what = "a sporadic exception, defective by one" if (d, r, w) in formulas.AH_EXCEPTIONS else "quadrics (2 <= w < d)"
         out.append(Claim("mm", cite, f"the shallow network (d, w, 1) with x^r is defective: {what}; projective "
                          f"dimension of sigma_w(v_r(P^(d-1))) = {proj}", f"widths {widths}, r = {r}",
                          _dense_cmd("dim", widths, r), "dim", _dense(widths, r), {"dimension": proj},

@@ -176,12 +176,6 @@ _REFINE_HOW = ("each component singular by the Jacobian criterion at its generic
                "members of the Jacobian ideal only")
 
 
-def _charts_route(arch: AttentionNetwork, seg, field: str) -> bool:
-    """One head in the A form with two tokens or more, past the projection route's measured reach: inverse charts."""
-    return (seg is not None and seg.max_rank == 1 and arch.tokens >= 2 and seg.works_over(check_field(field))
-            and exact_size(arch)[0] > MAX_PROJECTION_COORDINATES)
-
-
 def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
                    timeout: float | None = None, force: bool = False,
                    script_out: str | Path | None = None) -> ComponentsResult:
@@ -203,16 +197,18 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
     one_layer = arch.layers == 1 and arch.attention_only
     seg = segre_of(arch) if one_layer else None
     value, charts_failed = None, ""
-    if seg is not None and seg.max_rank == 1 and seg.works_over(check_field(field)) and not _charts_route(arch, seg,
-                                                                                                         field):
-        # several heads would give a secant variety of the Segre variety, singular beyond its vertex
+    # one head in the A form (several heads would give a secant variety of the Segre variety, singular beyond its
+    # vertex): by projection, or past its measured reach (two tokens or more) by inverse charts
+    segre = seg is not None and seg.max_rank == 1 and seg.works_over(check_field(field))
+    charts = segre and arch.tokens >= 2 and exact_size(arch)[0] > MAX_PROJECTION_COORDINATES
+    if segre and not charts:
         body = (seg.m2_code(field) + _R1_CODE + _POINT_CODE + _RANK_ONE_CODE
                 + "J = trim minors(2, Tm);\nsing = singularByProjection(J, R1, pt);\n")
         value, prov = _run(m2, param, field, body, f"if sing === null then null else {_COMPARED}dim Z == dim J}}",
                            timeout, script_out=script_out)
         how, prov.method = _PROJECTION_HOW, ("Macaulay2: singularByProjection (the support of O_Y / O_X, O_Y the "
                                              "Segre cone's ring pushed forward to the closure's)")
-    if value is None and _charts_route(arch, seg, field):
+    if charts:
         body = _R1_CODE + "sc = singularByCharts F;\nif sc#0 then (Z = toR1 rankOneLocus F; sing = {Z});\n"
         value, prov = _run(m2, param, field, body, f"if sc#0 then {_COMPARED}dim Z == numgens S - 1}} else "
                            "toString sc#1", timeout, script_out=script_out)

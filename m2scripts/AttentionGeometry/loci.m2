@@ -176,8 +176,8 @@ singularByCharts RingMap := List => o -> F -> (
     -- the slice V = [I_r 0; 0 0] (A free), so it suffices that B's points on each slice have A = 0 (r >= 2) or
     -- rank A <= 1 (r = 1): small computations in the entries of A alone
     span := C -> rank last coefficients matrix{C};
-    (x, SA) := (local x, null);
-    SA = kk[x_1..x_(#Av)];
+    x := local x;
+    SA := kk[x_1..x_(#Av)];
     Ax := matrix pack(d, gens SA);
     onSlice := r -> map(SA, S, gens SA | flatten entries map(SA^e, SA^d, (i, j) -> if i == j and i < r then 1 else 0));
     minA := flatten entries gens minors(2, Ax);

@@ -60,7 +60,8 @@ class MonodromyOptions:
     conjugates: bool = True  # at a real u0 of a system with real coefficients: each solution's conjugate added
     wide: bool = False  # paths that fail in double tracked again in double-double (.compiled.track's ``wide``)
     widen: int | None = None  # ``wide`` from the time this many fresh loops in a row have found nothing on
-    keep_graph: bool = False  # the result carries the search's graph (its corners hold an end per solution each)
+    keep_graph: bool = False  # the result carries the search's graph (corners with an end per solution, loops with
+    # their correspondences: labelling the arrivals is done only then)
 
 
 def real_coefficients(system: Any) -> bool:
@@ -115,7 +116,8 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     orbit = opts.orbit
     if opts.conjugates and not np.any(np.asarray(u0).imag) and real_coefficients(system):
         orbit = conjugated(orbit)
-    graph = MonodromyGraph(system, u0, seed_points, orbit, keep=policy.join and policy.reuse)
+    graph = MonodromyGraph(system, u0, seed_points, orbit, keep=policy.join and policy.reuse,
+                           correspond=opts.keep_graph)
     scales = np.ones(system.n) if opts.scales is None else np.asarray(opts.scales, dtype=float)
     if scales.shape != (system.n,) or not np.all(scales > 0):
         raise ValueError(f"scales: one positive number per parameter ({system.n}), got {opts.scales!r}")

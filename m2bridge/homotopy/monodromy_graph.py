@@ -75,11 +75,12 @@ class Legs:
 
 class MonodromyGraph:
     """The base point ``u0`` with its solutions (closed under ``orbit``: a symmetry's images, stacked), the corners
-    and the loops kept. ``keep``: whether corners keep the ends of first legs (for joins)."""
+    and the loops kept. ``keep``: whether corners keep the ends of first legs (for joins); ``correspond``: whether
+    the solutions that come back around a loop are labelled (its correspondence: work for whoever reads the graph)."""
 
     def __init__(self, system: Any, u0: np.ndarray, seeds: np.ndarray,
-                 orbit: Callable[[np.ndarray], np.ndarray] | None, keep: bool) -> None:
-        self.system, self.u0, self.orbit, self.keep = system, u0, orbit, keep
+                 orbit: Callable[[np.ndarray], np.ndarray] | None, keep: bool, correspond: bool = True) -> None:
+        self.system, self.u0, self.orbit, self.keep, self.correspond = system, u0, orbit, keep, correspond
         self.noise = np.zeros(0)  # per base solution, its Newton noise at u0
         self._precise: list = []  # the system at u0 in ball arithmetic, built when first asked for
         self._tree: tuple[int, Any, np.ndarray] | None = None  # (solutions, their tree, radii) for labels
@@ -201,7 +202,8 @@ class MonodromyGraph:
         if not len(ends):
             return ends, rows[~ok]
         back, arrived = legs.track(ends, B.u, self.u0, budget)
-        self._arrivals.append((loop, starts[arrived], back[arrived]))
+        if self.correspond:
+            self._arrivals.append((loop, starts[arrived], back[arrived]))
         return back[arrived], np.concatenate([rows[~ok], starts[~arrived]])
 
     def label_arrivals(self) -> None:
@@ -260,7 +262,7 @@ class MonodromyGraph:
             ends.append(X)
             reached.append(on)
         X, on = np.vstack(ends), np.concatenate(reached)
-        for j in np.unique(loop[on]):
+        for j in np.unique(loop[on]) if self.correspond else ():
             mine = loop[on] == j
             self._arrivals.append((self.loops[j], idx[on][mine], X[mine]))
         arrived = np.zeros(len(idx), dtype=bool)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from m2bridge.fields import block_pivots
+from m2bridge.fields import block_pivots, matmul_mod, rank_mod
 
 BLOCK = 128
 """Pivot columns per round: 2 * BLOCK products below 2^45 plus an entry below 2^32 stay below 2^53."""
@@ -34,9 +34,9 @@ def _balanced(a: np.ndarray, p: int) -> np.ndarray:
     return np.where(a > p // 2, a - p, a)
 
 
-def _reduce(x: np.ndarray, p: int) -> np.ndarray:
-    """``x`` mod p in place, up to one p: integers |x| < 2^53 go to (-p, 2p)."""
-    q = np.multiply(x, 1.0 / p)
+def _reduce(x: np.ndarray, p: int, scratch: np.ndarray | None = None) -> np.ndarray:
+    """``x`` mod p in place, up to one p: integers |x| < 2^53 go to (-p, 2p) (``scratch``: a buffer of x's shape)."""
+    q = np.multiply(x, 1.0 / p, out=scratch)
     np.floor(q, out=q)
     q *= p
     x -= q
@@ -102,10 +102,7 @@ def rank_mod_float(matrix: np.ndarray, p: int, block: int = BLOCK) -> int:
             reduced, held = rest[np.ix_(keep, other)], -1
         prod = np.matmul(left, right, out=product[:shape[0] * shape[1]].reshape(shape))
         reduced -= prod
-        np.multiply(reduced, 1.0 / p, out=prod)  # x - p floor(x / p): see _reduce
-        np.floor(prod, out=prod)
-        prod *= p
-        reduced -= prod
+        _reduce(reduced, p, scratch=prod)
         if not generic:  # block columns without a pivot: drop those that are now zero
             left_cols = width - len(piv_cols)
             alive = np.concatenate([exact_residues(reduced[:, :left_cols], p).any(axis=0),
@@ -153,8 +150,6 @@ path import python-flint, which the numeric commands keep out of their start-up 
 def rank_modp(matrix: np.ndarray, p: int) -> int:
     """Rank over GF(p): ``fields.rank_mod`` for a small matrix, python-flint for a large sparse one,
     :func:`rank_mod_float` for a large dense one (p < 2^31)."""
-    from m2bridge.fields import rank_mod
-
     matrix = np.asarray(matrix)
     if matrix.size < SMALL_ENTRIES:
         return rank_mod(matrix, p)
@@ -181,6 +176,4 @@ def exact_kernel_test(jac: np.ndarray, v: np.ndarray, p: int) -> bool:
     """Whether ``jac @ v == 0`` mod p (v: one or a few columns, e.g. for Freivalds' test)."""
     if jac.shape[1] < 1 << 14 and p < 2**31:
         return not matvec_mod(jac, v, p).any()
-    from m2bridge.fields import matmul_mod
-
     return not matmul_mod(jac, v, p).any()

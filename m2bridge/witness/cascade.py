@@ -303,8 +303,6 @@ def solve_slice(rs: RankSystem, r: int, rng: np.random.Generator, max_paths: int
                       X[distinct], singular, dropped, reason)
 
 
-
-
 def _unit(width: int, j: int) -> tuple[int, ...]:
     m = [0] * width
     m[j] = 1

@@ -17,7 +17,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, MutableSequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import TracebackType
@@ -105,6 +105,42 @@ def past(until: float | None) -> bool:
     """Whether a search must stop: its :func:`time.monotonic` time ``until`` (None: none) has come, or a stop was
     asked for (:func:`stoppable`)."""
     return _asked() or (until is not None and time.monotonic() >= until)
+
+
+def stoppable_region() -> bool:
+    """Whether the run is inside a :func:`stoppable` region (its searches stop at Ctrl-C or the time limit)."""
+    return run_context.current().stopping is not None
+
+
+def watched_call(work: Callable[[], None], should_stop: Callable[[], bool], flag: MutableSequence[int],
+                 poll: float = 0.1) -> None:
+    """``work()`` in a thread beside this one, which meanwhile runs the signal handlers (Ctrl-C, the time limit) and
+    checks ``should_stop()`` every ``poll`` seconds, setting ``flag[0] = 1`` once it holds: the way to stop a compiled
+    loop that releases the GIL and reads the flag, which no signal handler reaches. An exception of ``work`` is
+    raised here; one raised here (a second Ctrl-C) sets the flag and waits for ``work`` to end before it propagates."""
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            work()
+        except BaseException as error:  # noqa: BLE001 (handed to the calling thread)
+            errors.append(error)
+
+    if should_stop():
+        flag[0] = 1
+    thread = threading.Thread(target=target, name="m2bridge-watched", daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(poll)
+            if not flag[0] and should_stop():
+                flag[0] = 1
+    finally:
+        if thread.is_alive():
+            flag[0] = 1
+            thread.join()
+    if errors:
+        raise errors[0]
 
 
 def stop_reason() -> str | None:

@@ -150,3 +150,27 @@ def test_a_search_out_of_time_says_so_and_claims_only_a_lower_bound():
     result = monodromy_solve(system, x0, p0, timeout=0.0, verify=False, seed=3)
     assert result.return_code is ReturnCode.TIMEOUT and result.count == 1 and result.status is Status.LOWER_BOUND
     assert "lower bound" in str(result) and "time limit" in result.certificate
+
+
+def test_a_time_limit_stops_the_paths_running_and_keeps_those_that_ended():
+    # the circle x^2 + y^2 = p, x = y moved from p = 1 to p = 4 along 400000 copies of its two paths: minutes of
+    # tracking. With a time limit 0.5 s away the call returns within seconds; the paths that ended are at the known
+    # solutions (x = y = +-sqrt(2)), the others say they were stopped where they were
+    import time
+
+    p = sympy.Symbol("p")
+    circle = PolynomialSystem([x ** 2 + y ** 2 - p, x - y], [x, y], [p])
+    r = np.sqrt(0.5)
+    X0 = np.tile(np.array([[r, r], [-r, -r]], dtype=complex), (200000, 1))
+    started = time.monotonic()
+    tracked = circle.track(X0, np.array([1.0]), np.array([4.0]), until=started + 0.5)
+    seconds = time.monotonic() - started
+    assert seconds < 10, seconds
+    arrived = tracked.codes == 0
+    stopped = tracked.codes == 4
+    assert arrived.any() and stopped.any() and (arrived | stopped).all()
+    assert np.allclose(np.abs(tracked.points[arrived]), np.sqrt(2))
+    assert (tracked.t[stopped] < 1).all()
+    already = circle.track(X0[:10], np.array([1.0]), np.array([4.0]), until=started)  # the time is up: none starts
+    assert (already.codes == 4).all() and (already.steps == 0).all()
+    assert np.array_equal(already.points, X0[:10])

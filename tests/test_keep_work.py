@@ -168,3 +168,39 @@ def test_compare_under_two_sigints_prints_the_finished_rows_and_leaves_no_proces
     assert data["interrupted"] is True and [r["tokens"] for r in data["rows"]] == [2]
     assert "returning the 1 finished rows of 2" in text and "Traceback" not in text
     assert not left, f"outlived the command: {left}"
+
+
+CRITICAL = [sys.executable, "-m", "m2bridge.cli", "critical", "--numeric", "--dims", "2,2,1", "--ranks", "2,2",
+            "--tokens", "2"]  # the cascade on (2,2,1) takes over 10 minutes; building its coefficient map about 16 s
+
+
+def test_the_time_limit_ends_the_numeric_critical_locus_with_what_it_found():
+    # Before: --timeout 20 ran for minutes (each slice's paths in one compiled call no signal reached), then lost it
+    started = time.monotonic()
+    out = subprocess.run([*CRITICAL, "--timeout", "20", "--json"], capture_output=True, text=True, env=ENV,
+                         timeout=300)
+    seconds = time.monotonic() - started
+    assert out.returncode == 0, out.stderr[-3000:]
+    data = json.loads(out.stdout)
+    assert data["status"] == data["components_status"] == "lower_bound"
+    assert "the run's time limit (--timeout 20 s)" in data["certificate"], data["certificate"]
+    load = os.getloadavg()[0]  # the coefficient map (16 s alone) is built before the first check of the time
+    assert seconds < 60 + 20 * load, f"{seconds:.0f} s for --timeout 20 (load {load:.1f})"
+
+
+def test_ctrl_c_ends_the_numeric_critical_locus_with_what_it_found_and_exits_130(sigint):
+    proc = subprocess.Popen(CRITICAL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
+                            preexec_fn=sigint)
+    err, stdout = Reader(proc.stderr), Reader(proc.stdout)
+    try:
+        time.sleep(25)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    text, out = err.join(), stdout.join()
+    assert proc.returncode == 130, text[-3000:]
+    assert "critical points in weights" in out and "lower bound" in out and "Ctrl-C" in out, out
+    assert "Traceback" not in text and "m2bridge: stopping on Ctrl-C" in text

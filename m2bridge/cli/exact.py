@@ -17,6 +17,7 @@ from m2bridge.cli.args import (
     positive_seconds,
     script_note,
 )
+from m2bridge.deadline import CTRL_C, stoppable
 from m2bridge.errors import ArchitectureError, M2BridgeError, M2MemoryLimit, M2NotFound
 
 
@@ -143,10 +144,11 @@ def _numeric_critical(args: argparse.Namespace, arch: Any) -> int:
 
     if args.field != "QQ" or args.m2_script or args.force:
         raise ArchitectureError("--numeric takes no --field, --m2-script or --force (it runs no Macaulay2)")
-    res = decompose_critical_locus(arch, seed=args.seed, max_paths=args.max_paths,
-                                   timeout=args.timeout or 600.0, min_dimension=args.min_dimension)
+    with stoppable() as stop:  # Ctrl-C and --timeout end the search where it is; what was found is printed
+        res = decompose_critical_locus(arch, seed=args.seed, max_paths=args.max_paths,
+                                       timeout=args.timeout or 600.0, min_dimension=args.min_dimension)
     emit(args, res.to_dict(), str(res))
-    return 0
+    return 130 if stop.reason == CTRL_C else 0  # the exit says it was interrupted
 
 
 def components_command(fn_name: str) -> Callable[[argparse.Namespace], int]:

@@ -21,6 +21,7 @@ OPTIONS = dict(cache=os.environ.get("M2BRIDGE_NUMBA_CACHE", "1") != "0", nogil=T
                error_model="numpy")
 
 ARRIVED, STEP_TOO_SMALL, MAX_STEPS, DIVERGED = 0, 1, 2, 3  # why the tracker stopped a path
+STOPPED = 4  # a time limit or a stop (the caller's flag) came before the path ended
 
 
 @njit(**OPTIONS)
@@ -158,12 +159,13 @@ def _correct(T, x, u, du, W, dx, vel):
 
 
 @njit(parallel=True, **OPTIONS)
-def track_paths(T, top, X0, UA, UB, min_step, max_steps, max_step, rules, X, code, tend, steps, accuracy):
+def track_paths(T, top, X0, UA, UB, min_step, max_steps, max_step, rules, stop, X, code, tend, steps, accuracy):
     """Every path p from X0[p] at UA[p] to UB[p] along the straight segment: its end in X[p], why it stopped in
     code[p] (ARRIVED ...), the t it reached in tend[p], its steps, and the last of two Newton corrections at its end
     (at UB[p] if it arrived, else where it stopped) in accuracy[p]. The predictor: RK4 on the first step, then the
     cubic through the last two points and their velocities; a step is accepted when the first Newton correction is
-    below ``predict`` of |x| and the second contracts. ``rules``: accept, predict, contract, aim, grow, bound."""
+    below ``predict`` of |x| and the second contracts. ``rules``: accept, predict, contract, aim, grow, bound.
+    ``stop``: a flag another thread may set (stop[0] != 0): every path then ends at its next step, code STOPPED."""
     accept, predict, contract, aim, grow, bound_factor = rules[0], rules[1], rules[2], rules[3], rules[4], rules[5]
     m, N = X0.shape
     P = UA.shape[1]
@@ -184,6 +186,9 @@ def track_paths(T, top, X0, UA, UB, min_step, max_steps, max_step, rules, X, cod
         fresh = False
         bound = bound_factor * max(1.0, _norm(x))
         while n <= max_steps:
+            if stop[0] != 0:
+                why = STOPPED
+                break
             n += 1
             hh = min(h, 1.0 - t)
             for k in range(P):

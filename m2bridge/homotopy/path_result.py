@@ -21,7 +21,8 @@ END_ZONE = 1e-4  # a path stopped within this of t = 1 is judged by where it sto
 class PathCode(str, Enum):
     """Why a path ended: ``success`` (a nonsingular solution), ``at_infinity`` (it went to infinity), ``singular``
     (a singular solution: condition number or Newton's linear convergence), ``step_too_small``, ``max_steps``,
-    ``diverged`` (a parameter homotopy's path past the size bound, short of its end)."""
+    ``diverged`` (a parameter homotopy's path past the size bound, short of its end), ``stopped`` (a time limit or
+    a stop came before the path ended)."""
 
     SUCCESS = "success"
     AT_INFINITY = "at_infinity"
@@ -29,11 +30,12 @@ class PathCode(str, Enum):
     STEP_TOO_SMALL = "step_too_small"
     MAX_STEPS = "max_steps"
     DIVERGED = "diverged"
+    STOPPED = "stopped"
 
     @property
     def failed(self) -> bool:
         """Whether the path stopped short of an end (its solution, if any, is unknown)."""
-        return self in (PathCode.STEP_TOO_SMALL, PathCode.MAX_STEPS, PathCode.DIVERGED)
+        return self in (PathCode.STEP_TOO_SMALL, PathCode.MAX_STEPS, PathCode.DIVERGED, PathCode.STOPPED)
 
     def __str__(self) -> str:
         return self.value
@@ -57,7 +59,7 @@ class ReturnCode(str, Enum):
 
 
 _TRACKER = {generic_kernels.STEP_TOO_SMALL: PathCode.STEP_TOO_SMALL, generic_kernels.MAX_STEPS: PathCode.MAX_STEPS,
-            generic_kernels.DIVERGED: PathCode.DIVERGED}
+            generic_kernels.DIVERGED: PathCode.DIVERGED, generic_kernels.STOPPED: PathCode.STOPPED}
 
 
 @dataclass

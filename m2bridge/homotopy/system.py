@@ -12,6 +12,7 @@ import numba
 import numpy as np
 import sympy
 
+from m2bridge.deadline import past, stoppable_region, watched_call
 from m2bridge.homotopy import generic_kernels
 from m2bridge.homotopy.kernels import numba_threads
 from m2bridge.homotopy.krawczyk import BoxSystem
@@ -138,9 +139,11 @@ class PolynomialSystem:
         return X, corr
 
     def track(self, X0: np.ndarray, pa: np.ndarray, pb: np.ndarray, max_steps: int = 10000, min_step: float = 1e-14,
-              max_step: float = 0.1, threads: int | None = None) -> Tracked:
+              max_step: float = 0.1, threads: int | None = None, until: float | None = None) -> Tracked:
         """The solutions X0 at the parameters ``pa`` tracked to ``pb`` along the straight segment (``pa``, ``pb``:
-        one point, or one per row), by the compiled tracker over ``threads`` (None: every core numba sees)."""
+        one point, or one per row), by the compiled tracker over ``threads`` (None: every core numba sees).
+        ``until``: a :func:`time.monotonic` time at which the paths still running stop (code ``STOPPED``, where
+        they were), as they do once a stop is asked for (:func:`~m2bridge.deadline.stoppable`)."""
         if not self.square:
             raise ValueError(f"a square system is tracked: {len(self.equations)} equations, {self.unknowns} unknowns")
         X0, UA = self._rows(X0, pa)
@@ -149,11 +152,20 @@ class PolynomialSystem:
         X = np.empty_like(X0)
         codes, steps = np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64)
         t, accuracy = np.zeros(m), np.zeros(m)
-        if m:
-            rules = np.array([ACCEPT, PREDICT, CONTRACT, AIM, GROW, BOUND])
-            with numba_threads(_threads(threads), 1):
+        rules = np.array([ACCEPT, PREDICT, CONTRACT, AIM, GROW, BOUND])
+        stop = np.zeros(1, dtype=np.int64)
+
+        def run() -> None:
+            with numba_threads(_threads(threads), 1):  # numba's thread count is per calling thread: set it here
                 generic_kernels.track_paths(self.table, self.top, X0, UA, UB, float(min_step), int(max_steps),
-                                            float(max_step), rules, X, codes, t, steps, accuracy)
+                                            float(max_step), rules, stop, X, codes, t, steps, accuracy)
+
+        if not m:
+            pass
+        elif until is None and not stoppable_region():
+            run()
+        else:  # the kernel runs beside this thread, which watches the time and Ctrl-C and raises the kernel's flag
+            watched_call(run, lambda: past(until), stop)
         return Tracked(X, codes, t, steps, accuracy)
 
     def specialize(self, p: Sequence[complex]) -> list[sympy.Expr]:

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import sympy
 
+from m2bridge.deadline import stop_reason
 from m2bridge.homotopy import PolynomialSystem
 from m2bridge.homotopy.path_result import PathCode, path_results
 from m2bridge.results import Status
@@ -190,9 +191,11 @@ class SliceSolve:
                 "extraneous_dropped": self.dropped, "reason": self.reason}
 
 
-def two_homogeneous_solve(rs: RankSystem, rng: np.random.Generator, max_paths: int) -> tuple[list, Any, int]:
+def two_homogeneous_solve(rs: RankSystem, rng: np.random.Generator, max_paths: int,
+                          until: float | None = None) -> tuple[list, Any, int]:
     """The paths of the linear-product homotopy from the start system to F^h on the slice at b0 (module docstring):
-    (path results, homotopy, count); the ends in (h, theta, w0, W)."""
+    (path results, homotopy, count); the ends in (h, theta, w0, W). ``until``: no batch of paths starts after this
+    :func:`time.monotonic` time or a stop (those paths come back ``stopped``)."""
     f, N, q = rs.fmap, rs.N, rs.q
     n, e = f.n, max(1, rs.polys.degree)
     count = comb(q + N, q) * e ** q
@@ -242,13 +245,15 @@ def two_homogeneous_solve(rs: RankSystem, rng: np.random.Generator, max_paths: i
     starts = np.array(starts, dtype=complex).reshape(-1, n + N + 2)
     gamma = np.exp(2j * np.pi * rng.random())
     pa, pb = np.array([gamma, 0.0]), np.array([0.0, 1.0])
-    tracked = homotopy.track(starts, pa, pb, threads=None)
+    tracked = homotopy.track(starts, pa, pb, threads=None, until=until)
     return path_results(homotopy, tracked, starts, pb), homotopy, count
 
 
-def solve_slice(rs: RankSystem, r: int, rng: np.random.Generator, max_paths: int, drop: float = 1e-9) -> SliceSolve:
+def solve_slice(rs: RankSystem, r: int, rng: np.random.Generator, max_paths: int, drop: float = 1e-9,
+                until: float | None = None) -> SliceSolve:
     """All isolated points of C of rank rho on the slice (the two-homogeneous homotopy), filtered: J V = 0 and rank
-    exactly rho at the nonsingular ends; the singular ends kept where rank J < r (for the membership check)."""
+    exactly rho at the nonsingular ends; the singular ends kept where rank J < r (for the membership check).
+    ``until``: the paths stopped at this :func:`time.monotonic` time (or a stop) make the points a lower bound."""
     f, n, N = rs.fmap, rs.fmap.n, rs.N
     e = max(1, rs.polys.degree)
     count, total = path_count(e, rs.q, rs.rho, r, n)
@@ -256,7 +261,7 @@ def solve_slice(rs: RankSystem, r: int, rng: np.random.Generator, max_paths: int
     if count > max_paths:
         return SliceSolve(rs.q, rs.rho, rs.k, count, total, "skipped", Status.NOT_COMPUTED, 0.0,
                           reason=f"{count} paths > {max_paths}")
-    paths, _, _ = two_homogeneous_solve(rs, rng, max_paths)
+    paths, _, _ = two_homogeneous_solve(rs, rng, max_paths, until)
     codes = {c.value: 0 for c in PathCode}
     good, singular, dropped = [], [], 0
     for p in paths:
@@ -297,8 +302,12 @@ def solve_slice(rs: RankSystem, r: int, rng: np.random.Generator, max_paths: int
         X, _ = rs.system.newton(X, rs.b0, steps=2)
     distinct = _distinct(X, n)
     status = Status.VERIFIED if not failed and len(distinct) == len(X) else Status.LOWER_BOUND
-    reason = (f"{failed} of {len(paths)} paths failed" if failed else
-              f"{len(X) - len(distinct)} duplicate ends" if len(distinct) < len(X) else "every path ended")
+    unstarted = codes[PathCode.STOPPED.value]
+    problems = ([f"{unstarted} of {len(paths)} paths stopped ({stop_reason() or 'the time limit'})"] if unstarted
+                else []) + ([f"{failed - unstarted} of {len(paths)} paths failed"] if failed > unstarted else [])
+    if len(distinct) < len(X):
+        problems.append(f"{len(X) - len(distinct)} duplicate ends")
+    reason = "; ".join(problems) or "every path ended"
     return SliceSolve(rs.q, rs.rho, rs.k, count, total, "two-homogeneous", status, time.monotonic() - started, codes,
                       X[distinct], singular, dropped, reason)
 

@@ -24,6 +24,7 @@ from typing import Callable
 
 import numpy as np
 
+from m2bridge.deadline import past, stop_reason
 from m2bridge.network import AttentionNetwork
 from m2bridge.results import Status
 from m2bridge.witness.incidence import (Incidence, cnormal, grow_witness_set, member, numerical_rank,
@@ -157,8 +158,8 @@ def critical_locus_of_map(fmap: PolynomialMap, seeds: int = 8, seed: int = 0, ti
     structured = structured_points(fmap, rng) if structure else []
     candidates = [p for p in structured if sigma_ratio(fmap.jacobian(p), r) < DROP]
     for i in range(len(candidates) + seeds):
-        if time.monotonic() > deadline:
-            failures.append(f"time limit after {tried} of {len(candidates) + seeds} seeds")
+        if past(deadline):
+            failures.append(f"{stop_reason() or 'the time limit'} after {tried} of {len(candidates) + seeds} seeds")
             break
         tried += 1
         if i < len(candidates):

@@ -24,6 +24,7 @@ from typing import Callable
 
 import numpy as np
 
+from m2bridge.deadline import past, stop_reason
 from m2bridge.network import AttentionNetwork
 from m2bridge.results import Status
 from m2bridge.witness.cascade import JacobianPolys, RankSystem, kernel_vectors, path_count, solve_slice
@@ -87,9 +88,11 @@ def monodromy_groups(rs: RankSystem, X: np.ndarray, rng: np.random.Generator, de
             ok = ok and traces[key].passed
         return ok
 
+    if past(deadline):  # stopped: the points found, ungrouped and untested
+        return [(X[[i]], None, 0) for i in range(len(X))]
     loops, quiet = 0, 0
     scale = max(1.0, float(np.abs(b0).max()))
-    while not all_pass() and loops < max_loops and quiet < stall and time.monotonic() < deadline:
+    while not all_pass() and loops < max_loops and quiet < stall and not past(deadline):
         loops += 1
         size = scale * 2.0 ** (loops % 5)  # loops of several sizes: some branch points lie far from b0
         b1, b2 = b0 + size * cnormal(rng, len(b0)), b0 + size * cnormal(rng, len(b0))
@@ -131,8 +134,8 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
         t0, paths, reasons, others = time.monotonic(), 0, [], []
         new_here: list[Found] = []
         for rho in range(r - 1, -1, -1):
-            if time.monotonic() > deadline:
-                stopped = f"time limit at dimension {d}"
+            if past(deadline):
+                stopped = f"{stop_reason() or 'the time limit'} at dimension {d}"
                 break
             count, total = path_count(max(1, polys.degree), q, rho, r, n)
             if count > max_paths:
@@ -142,7 +145,7 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
                 stopped = f"dimension {d}, rank {rho}: {count} paths > {max_paths} (the path limit)"
                 break
             rs = RankSystem.random(fmap, polys, rho, q, r, rng)
-            s = solve_slice(rs, r, rng, max_paths)
+            s = solve_slice(rs, r, rng, max_paths, until=deadline)
             solves.append(s.to_dict())
             paths += s.paths
             if s.status is not Status.VERIFIED:
@@ -188,7 +191,7 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
         c.maximal = all(dd["status"] == Status.VERIFIED.value for dd in dimensions if dd["dimension"] > c.dimension)
     searched = {dd["dimension"] for dd in dimensions if dd["status"] == Status.VERIFIED.value}
     failures: list[str] = []
-    if stopped and time.monotonic() < deadline:  # the dimensions left: the random seeding, a lower bound
+    if stopped and not past(deadline):  # the dimensions left: the random seeding, a lower bound
         rest = critical_locus_of_map(fmap, seeds=fallback_seeds, seed=seed, timeout=deadline - time.monotonic(),
                                      label=label)
         below = min(dd["dimension"] for dd in dimensions)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
+from m2bridge.deadline import past
 from m2bridge.homotopy import PolynomialSystem, monodromy_solve
 from m2bridge.homotopy.path_result import path_results
 from m2bridge.homotopy.trace import SVALS, off_affine
@@ -169,12 +170,12 @@ def grow_witness_set(system: PolynomialSystem, x0: np.ndarray, b0: np.ndarray, n
     trace, loops = None, 0
     for r in range(rounds):
         left = deadline - time.monotonic()
-        if left <= 0:
+        if past(deadline):
             break
         result = monodromy_solve(system, X, b0, max_loops_no_progress=3 + 2 * r, max_loops=40, timeout=left,
                                  verify=False, seed=int(rng.integers(1 << 31)), threads=1)
         X, loops = result.solutions, loops + result.loops
-        if deadline - time.monotonic() <= 0:
+        if past(deadline):
             break
         trace = theta_trace_test(system, X, b0, n, rng)
         if trace.passed:

@@ -1,0 +1,208 @@
+"""Singular loci where the paper's Thm. 3.4 says nothing (issue 70, item 3): one token, two heads, a causal mask, a
+value rank below d'. Each result of `m2bridge singular` is checked against facts derived here, not read back from the
+product: the closure's dimension as the rank of the parametrization's Jacobian at random weights (sympy); a closure
+that fills its span is an affine space, so smooth; the rank-one locus's dimension from its own parametrization
+(A = u v^T, V of rank <= 1); the Jacobian of the closure's ideal drops rank at random points of each reported
+component and not at random points of the closure; every random rank-one point lies on a reported component; and,
+where it is small, the singular locus recomputed in plain Macaulay2 (the minimal primes of the ideal plus its
+Jacobian's c x c minors, without the package).
+
+Measured times (2 shared cores) are in bench/singular_variants.py and docs/findings.md ("Singular loci where
+Thm. 3.4 says nothing")."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import sympy
+
+from m2bridge import LightningAttention
+from m2bridge.bridge.serialize import polynomial_text
+from m2bridge.exact.compute import implicitize, singular_locus
+from m2bridge.exact.problem import parametrization
+
+LIMIT = 120  # seconds for one product call here (each case below measured under 15 s)
+
+
+def _image(param, values: dict) -> list:
+    """The point of the closure (reduced coordinates) of these weights."""
+    return [sympy.expand(f.subs(values)) for f in param.reduced]
+
+
+def _random_weights(param, rng: random.Random) -> dict:
+    return {s: rng.choice([-1, 1]) * rng.randint(1, 9) for s in param.weights}
+
+
+def _rank_one_weights(param, rng: random.Random) -> dict:
+    """Random weights with rank A <= 1 and rank V <= 1 in every head: A = u v^T; a free V = w z^T; V = O U (value
+    rank b) with only O's first column nonzero."""
+    values = _random_weights(param, rng)
+    for layer in param.layers:
+        for head in layer.heads:
+            assert head.form == "A"
+            A = head.attention
+            u = [rng.randint(-9, 9) or 1 for _ in range(A.rows)]
+            v = [rng.randint(-9, 9) or 1 for _ in range(A.cols)]
+            for i in range(A.rows):
+                for j in range(A.cols):
+                    values[A[i, j]] = u[i] * v[j]
+            V = head.values
+            if all(x.is_Symbol for x in V):  # free V
+                w = [rng.randint(-9, 9) or 1 for _ in range(V.rows)]
+                z = [rng.randint(-9, 9) or 1 for _ in range(V.cols)]
+                for i in range(V.rows):
+                    for j in range(V.cols):
+                        values[V[i, j]] = w[i] * z[j]
+            else:  # V = O U: zero O's columns past the first
+                for s in head.symbols:
+                    name = str(s)
+                    if name.startswith("O") and not name.endswith("_1"):
+                        values[s] = 0
+    return values
+
+
+def _parametrization_rank(param, values: dict) -> int:
+    """The rank of the parametrization's Jacobian at these weights (a lower bound for the closure's dimension,
+    equal to it at random weights except on a proper subvariety)."""
+    J = sympy.Matrix([[sympy.diff(f, s) for s in param.weights] for f in param.reduced])
+    return J.subs(values).rank()
+
+
+def _restricted_rank(param, rng: random.Random) -> int:
+    """The dimension of the rank-one locus from its own parametrization: the Jacobian, in (u, v, w, z) or (u, v, O's
+    first column, U), of the composite at random such weights."""
+    subs, new = {}, []
+    for layer in param.layers:
+        for k, head in enumerate(layer.heads):
+            A = head.attention
+            u = sympy.symbols(f"u{k}_1:{A.rows + 1}")
+            v = sympy.symbols(f"v{k}_1:{A.cols + 1}")
+            new += [*u, *v]
+            subs.update({A[i, j]: u[i] * v[j] for i in range(A.rows) for j in range(A.cols)})
+            V = head.values
+            if all(x.is_Symbol for x in V):
+                w = sympy.symbols(f"w{k}_1:{V.rows + 1}")
+                z = sympy.symbols(f"z{k}_1:{V.cols + 1}")
+                new += [*w, *z]
+                subs.update({V[i, j]: w[i] * z[j] for i in range(V.rows) for j in range(V.cols)})
+            else:
+                for s in head.symbols:
+                    if s in A:
+                        continue
+                    name = str(s)
+                    if name.startswith("O") and not name.endswith("_1"):
+                        subs[s] = 0
+                    else:
+                        new.append(s)
+    composite = [sympy.expand(f.subs(subs, simultaneous=True)) for f in param.reduced]
+    J = sympy.Matrix([[sympy.diff(f, s) for s in new] for f in composite])
+    point = {s: rng.choice([-1, 1]) * rng.randint(1, 9) for s in new}
+    return J.subs(point).rank()
+
+
+def _ideal_jacobian_rank(generators: list, coords: list, point: list) -> int:
+    J = sympy.Matrix([[sympy.diff(g, y) for y in coords] for g in generators])
+    return J.subs(dict(zip(coords, point))).rank()
+
+
+def _on(component, coords, point) -> bool:
+    at = dict(zip(coords, point))
+    return all(sympy.expand(g.subs(at)) == 0 for g in component.generators)
+
+
+def _check_against_the_rank_one_locus(arch, m2, expected_dim: int, seed: int = 1):
+    """One component, of the rank-one locus's dimension (from its own parametrization, which must give
+    ``expected_dim``), containing every random rank-one point; the ideal's Jacobian drops rank at those points
+    (singular) and not at random points of the closure (so the closure is not singular everywhere). An irreducible
+    component of dimension dim(rank-one locus) that contains the (irreducible) rank-one locus equals it."""
+    rng = random.Random(seed)
+    param = parametrization(arch)
+    coords = list(param.coordinates)
+    dim = _parametrization_rank(param, _random_weights(param, rng))
+    assert _restricted_rank(param, rng) == expected_dim
+    imp = implicitize(arch, m2, timeout=LIMIT)
+    assert imp.dimension == dim
+    codim = param.ambient_dimension - dim
+    sing = singular_locus(arch, m2, timeout=LIMIT)
+    assert sing.provenance.status.value == "proved" and sing.provenance.field == "QQ"
+    assert [c.dimension for c in sing.components] == [expected_dim]
+    for _ in range(3):
+        point = _image(param, _rank_one_weights(param, rng))
+        assert all(sympy.expand(g.subs(dict(zip(coords, point)))) == 0 for g in imp.generators)
+        assert _ideal_jacobian_rank(imp.generators, coords, point) < codim
+        assert _on(sing.components[0], coords, point)
+    for _ in range(2):
+        point = _image(param, _random_weights(param, rng))
+        assert _ideal_jacobian_rank(imp.generators, coords, point) == codim
+        assert not _on(sing.components[0], coords, point)
+    assert sing.comparison is not None and sing.comparison["equal"] and not sing.comparison["whole_closure"]
+    return sing, imp
+
+
+@pytest.mark.parametrize("dims, variant, span", [((2, 1), {"tokens": 1}, 4),
+                                                  ((2, 1), {"tokens": 2, "heads": 2}, 6)])
+def test_closures_that_fill_their_span_have_no_singular_point(m2, dims, variant, span):
+    """(2,1) with one token (a binary cubic (x^T A x)(V x): every binary cubic factors, so all of them) and with two
+    heads: the parametrization's Jacobian has full rank (the span's dimension) at random weights, so the closure is
+    the whole span, an affine space: smooth, no singular point, and no equation."""
+    arch = LightningAttention(dims, 2, **variant)
+    param = parametrization(arch)
+    assert param.ambient_dimension == span
+    assert _parametrization_rank(param, _random_weights(param, random.Random(0))) == span
+    imp = implicitize(arch, m2, timeout=LIMIT)
+    assert imp.dimension == span and imp.generators == []
+    sing = singular_locus(arch, m2, timeout=LIMIT)
+    assert sing.components == [] and sing.provenance.status.value == "proved"
+    # the rank-one functions are the whole closure too (products of three linear forms; two heads of them: again
+    # every point of the span, as the rank-one locus's own parametrization shows)
+    assert _restricted_rank(param, random.Random(2)) == span
+    assert sing.comparison["whole_closure"] and not sing.comparison["equal"]
+
+
+@pytest.mark.parametrize("tokens", [2, 3])
+def test_causal_21_recomputed_in_plain_macaulay2(m2, tokens):
+    """(2,1) with a causal mask, t = 2 and 3: a quartic hypersurface; its singular locus recomputed in plain
+    Macaulay2 (minimal primes of f and its partial derivatives, no package) is exactly the product's one component,
+    the rank-one locus of dimension d' + 3d - 3 = 4."""
+    arch = LightningAttention((2, 1), 2, tokens, causal=True)
+    sing, imp = _check_against_the_rank_one_locus(arch, m2, 4)
+    assert len(imp.generators) == 1
+    n = parametrization(arch).ambient_dimension
+    f = polynomial_text(imp.generators[0])
+    m2.eval(f'needsPackage "MinimalPrimes"; Rcv = QQ[y_1..y_{n}]; Icv = ideal({f});\n'
+            "Pcv = minimalPrimes(Icv + ideal jacobian Icv);", timeout=LIMIT)
+    comps = [", ".join(polynomial_text(g) for g in c.generators) for c in sing.components]
+    assert m2.to_python("#Pcv", timeout=60) == len(comps) == 1
+    assert m2.to_python(f"Pcv#0 == ideal({comps[0]})", timeout=60) is True
+    assert sing.components[0].degree == m2.to_python("degree Pcv#0", timeout=60) == 3
+
+
+def test_a_causal_mask_sees_the_same_coordinates_for_every_t():
+    """With a causal mask the output of token j is sum over i <= j of (V x_i)(x_i^T A x_j): the coefficients are those
+    of i = j (x^T A x) and of i < j (A itself), the same families for every t >= 2. So the span of the coordinates,
+    hence the closure and its singular locus, does not depend on t >= 2 (checked: (2,1) and (2,2), t = 2 and 3)."""
+    for dims in ((2, 1), (2, 2)):
+        spans = []
+        for t in (2, 3):
+            param = parametrization(LightningAttention(dims, 2, t, causal=True))
+            raw = [sympy.Poly(f, *param.weights) for f in param.raw if f != 0]
+            monomials = sorted({m for p in raw for m in p.monoms()})
+            rows = [[p.coeff_monomial(m) for m in monomials] for p in raw]
+            M = sympy.Matrix(rows)
+            spans.append((param.ambient_dimension, M.rank(), monomials, M.rref()[0][:M.rank(), :]))
+        assert spans[0][0] == spans[1][0] == spans[0][1] == spans[1][1]
+        assert spans[0][2] == spans[1][2] and spans[0][3] == spans[1][3]
+
+
+def test_causal_22_is_the_rank_one_locus(m2):
+    """(2,2) with a causal mask, t = 2: one component, dimension d' + 3d - 3 = 5, the rank-one locus."""
+    sing, imp = _check_against_the_rank_one_locus(LightningAttention((2, 2), 2, 2, causal=True), m2, 5)
+    assert imp.dimension == 7
+
+
+def test_value_rank_one_at_22_is_the_rank_one_locus(m2):
+    """(2,2) with V = O U of rank 1: one component of dimension 5 (the rank-one locus: A = u v^T, V = o z^T), proved.
+    The closure is the cone over P^1 x (the (2,1) closure) (o times a (2,1) function): dimension 2 + 5 - 1 = 6."""
+    sing, imp = _check_against_the_rank_one_locus(LightningAttention((2, 2), 2, 2, value_ranks=1), m2, 5)
+    assert imp.dimension == 6

@@ -202,7 +202,19 @@ def test_causal_22_is_the_rank_one_locus(m2):
 
 
 def test_value_rank_one_at_22_is_the_rank_one_locus(m2):
-    """(2,2) with V = O U of rank 1: one component of dimension 5 (the rank-one locus: A = u v^T, V = o z^T), proved.
-    The closure is the cone over P^1 x (the (2,1) closure) (o times a (2,1) function): dimension 2 + 5 - 1 = 6."""
+    """(2,2) with V = o u^T of rank 1: out_r = o_r (u^T X)(X^T A X), o times a (2,1) function, so the closure is the
+    cone over the Segre product P^1 x X, X the (2,1) closure (projective dimension 4, a quartic; its singular locus of
+    projective dimension 3 and degree 3, recomputed in plain Macaulay2 in the causal test's way here). A Segre product
+    P^a x Y (Y of dimension m, degree e) has degree C(a + m, a) e and singular locus P^a x Sing Y: so the closure has
+    affine dimension 6 and degree 5 * 4 = 20, and its singular locus one component of dimension 5, degree 4 * 3 = 12
+    (the rank-one locus: A = u v^T)."""
     sing, imp = _check_against_the_rank_one_locus(LightningAttention((2, 2), 2, 2, value_ranks=1), m2, 5)
-    assert imp.dimension == 6
+    base = implicitize(LightningAttention((2, 1), 2, 2), m2, timeout=LIMIT)
+    assert base.dimension == 5 and len(base.generators) == 1
+    f = polynomial_text(base.generators[0])
+    m2.eval(f'needsPackage "MinimalPrimes"; Rvr = QQ[y_1..y_6]; Ivr = ideal({f});\n'
+            "Pvr = minimalPrimes(Ivr + ideal jacobian Ivr);", timeout=LIMIT)
+    e, (m, se) = m2.to_python("degree Ivr", timeout=60), m2.to_python("(dim Pvr#0 - 1, degree Pvr#0)", timeout=60)
+    assert m2.to_python("#Pvr", timeout=60) == 1 and (e, m, se) == (4, 3, 3)
+    assert (imp.dimension, imp.degree) == (1 + 4 + 1, 5 * e)
+    assert [(c.dimension, c.degree) for c in sing.components] == [(1 + m + 1, (m + 1) * se)]

@@ -1,9 +1,10 @@
 """Monodromy: the solutions at one parameter point found from a seed by loops that are kept and reused.
 
 The search is a graph (:mod:`.monodromy_graph`: the base point u0 and its solutions, the corners loops pass through,
-the loops kept with their correspondences), grown by a named policy (:mod:`.monodromy_policy`) and stopped by a rule
+the loops kept with their correspondences), grown by a named policy (:mod:`.monodromy_policy`), its paths tracked
+along legs (:mod:`.monodromy_legs`: by the tracker, or by a PolynomialSystem's own) and stopped by a rule
 (:mod:`.monodromy_stop`: a target count, a stall, the trace test as ``verify``); :func:`monodromy` is the loop that
-drives them."""
+drives them, for the metric clients and for the generic engine's :func:`.monodromy_solve.monodromy_solve` alike."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from typing import Any, Callable
 import numpy as np
 
 from m2bridge.homotopy import tracker
-from m2bridge.homotopy.monodromy_graph import LARGE, SMALL, Legs, MonodromyGraph, Pairs
+from m2bridge.homotopy.monodromy_graph import MonodromyGraph, Pairs
+from m2bridge.homotopy.monodromy_legs import LARGE, SMALL, Legs, LegsFactory
 from m2bridge.homotopy.monodromy_policy import POLICIES, Drawn, Growth, Join, Policy, PolicyLike, policy_named
 from m2bridge.homotopy.monodromy_stop import DRAWN, JOINED, StoppingRule
 from m2bridge.homotopy.path_result import ReturnCode
@@ -56,17 +58,25 @@ class MonodromyOptions:
     policy: PolicyLike = "joins"  # how fresh loops grow the graph: a name of :data:`.monodromy_policy.POLICIES`
     width: int = 3  # loops drawn at the start
     reach: float = 3.0  # the loops' distance from u0, in units of the size of u0
+    about: np.ndarray | None = None  # the triangles' corners are drawn about this point (None: u0) ...
+    radius: float | None = None  # ... at this scale (None: ``reach`` times the size of u0)
     scales: np.ndarray | None = None  # the loops are drawn for the parameters divided by these (positive; None: ones)
     conjugates: bool = True  # at a real u0 of a system with real coefficients: each solution's conjugate added
     wide: bool = False  # paths that fail in double tracked again in double-double (.compiled.track's ``wide``)
     widen: int | None = None  # ``wide`` from the time this many fresh loops in a row have found nothing on
     keep_graph: bool = False  # the result carries the search's graph (corners with an end per solution, loops with
     # their correspondences: labelling the arrivals is done only then)
+    legs: LegsFactory | None = None  # how the legs are tracked (:mod:`.monodromy_legs`; None: :class:`Legs`, the
+    # tracker's; :class:`.monodromy_legs.SystemLegs` for a PolynomialSystem)
 
 
 def real_coefficients(system: Any) -> bool:
     """Whether the system's coefficients are real: F(conj x; conj u) = conj F(x; u) at a random point (then the
-    solutions at a real parameter point come in complex conjugate pairs)."""
+    solutions at a real parameter point come in complex conjugate pairs); the system's own exact answer where it
+    has one (:meth:`.system.PolynomialSystem.real_coefficients`)."""
+    own = getattr(system, "real_coefficients", None)
+    if callable(own):
+        return bool(own())
     draw = np.random.default_rng(7)  # its own draws: the caller's stay as they were
     X = tracker.complex_normal(draw, system.unknowns)[None, :]
     U = tracker.complex_normal(draw, system.n)[None, :]
@@ -110,23 +120,26 @@ def monodromy(system: Any, seed_points: np.ndarray, u0: np.ndarray, rng: np.rand
     do fresh loops after two quiet ones. ``wide``: paths that fail in double are tracked again in double-double;
     ``widen``: the loops turn ``wide`` once that many fresh loops in a row found nothing, and the paths that failed
     the large budget in double are tracked once more then. ``scales``: the loops are drawn for the parameters
-    divided by these. docs/performance.md and bench/monodromy.py compare the policies."""
+    divided by these; ``about`` and ``radius``: the triangles' corners are drawn about that point at that scale.
+    ``legs``: how the paths are tracked (:mod:`.monodromy_legs`: the tracker, or a PolynomialSystem's own).
+    docs/performance.md and bench/monodromy.py compare the policies."""
     opts = replace(options or MonodromyOptions(), **changes)
     policy = policy_named(opts.policy)
     orbit = opts.orbit
     if opts.conjugates and not np.any(np.asarray(u0).imag) and real_coefficients(system):
         orbit = conjugated(orbit)
+    legs = (opts.legs or Legs)(system, None, opts.wide)  # its deadline set once the graph is drawn (below)
     graph = MonodromyGraph(system, u0, seed_points, orbit, keep=policy.join and policy.reuse,
-                           correspond=opts.keep_graph)
+                           correspond=opts.keep_graph, noise=legs.noise)
     scales = np.ones(system.n) if opts.scales is None else np.asarray(opts.scales, dtype=float)
     if scales.shape != (system.n,) or not np.all(scales > 0):
         raise ValueError(f"scales: one positive number per parameter ({system.n}), got {opts.scales!r}")
-    growth = Growth(policy, u0, scales, opts.reach, rng)
+    growth = Growth(policy, u0, scales, opts.reach, rng, opts.about, opts.radius)
     for _ in range(min(opts.width, opts.max_loops) if policy.reuse else 0):
         drawn = growth.draw()
         graph.add_loop(drawn.corners, drawn.kind)
     rule = StoppingRule(opts.target, opts.stall, opts.verify, opts.patience, opts.recheck, opts.patient)
-    legs = Legs(system, None if opts.seconds is None else time.monotonic() + opts.seconds, opts.wide)
+    legs.until = None if opts.seconds is None else time.monotonic() + opts.seconds
     rounds = 0
 
     def settle(X: np.ndarray, lost: Pairs, budget: int, weight: int) -> None:

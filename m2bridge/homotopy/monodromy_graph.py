@@ -1,7 +1,8 @@
 """Monodromy's graph: the base point u0 with its solutions, the corners loops pass through (each with the ends there
 of the base solutions' first legs), and the loops kept (each with the correspondence of base solutions it found);
 :meth:`MonodromyGraph.push` sends solutions around loops, :meth:`MonodromyGraph.join` closes a loop through two
-corners, :meth:`MonodromyGraph.reach` tracks first legs to a spoke. The policies that grow it are in
+corners, :meth:`MonodromyGraph.reach` tracks first legs to a spoke, each along the :class:`.monodromy_legs.Legs` it
+is given (the tracker's, or a :class:`.system.PolynomialSystem`'s). The policies that grow it are in
 :mod:`.monodromy_policy`, the driver in :mod:`.monodromy`."""
 
 from __future__ import annotations
@@ -12,12 +13,10 @@ from typing import Any, Callable
 import numpy as np
 from scipy.spatial import cKDTree
 
-from m2bridge.deadline import past
 from m2bridge.homotopy import tracker
 from m2bridge.homotopy.dedup import NOISE, neighbours, new_points
 from m2bridge.homotopy.krawczyk import one_solution
-
-SMALL, LARGE = 2000, 20000  # the step budgets of a path: the first try, and the retry of a slow path
+from m2bridge.homotopy.monodromy_legs import Legs
 
 Pairs = list[tuple[np.ndarray, int]]  # (rows of the base solutions, the loop they go around)
 
@@ -55,37 +54,22 @@ class Loop:
         return dict(zip(rows.tolist(), self.returns[rows].tolist()))
 
 
-class Legs:
-    """Paths along straight legs of a search: the system, the step budget's deadline ``until``, whether a failed path
-    is tried again in double-double (``wide``), and the paths tracked so far."""
-
-    def __init__(self, system: Any, until: float | None, wide: bool) -> None:
-        self.system, self.until, self.wide, self.paths = system, until, wide, 0
-
-    def track(self, X: np.ndarray, ua: np.ndarray, ub: np.ndarray, budget: int) -> tuple[np.ndarray, np.ndarray]:
-        """The points X at ua tracked to ub (one point, or one per row), and which arrived."""
-        ends = tracker.track(self.system, X, ua, ub, max_steps=budget, until=self.until, wide=self.wide)
-        self.paths += len(X)
-        return ends
-
-    @property
-    def out_of_time(self) -> bool:
-        return past(self.until)
-
-
 class MonodromyGraph:
     """The base point ``u0`` with its solutions (closed under ``orbit``: a symmetry's images, stacked), the corners
     and the loops kept. ``keep``: whether corners keep the ends of first legs (for joins); ``correspond``: whether
-    the solutions that come back around a loop are labelled (its correspondence: work for whoever reads the graph)."""
+    the solutions that come back around a loop are labelled (its correspondence: work for whoever reads the graph);
+    ``noise``: the Newton noise of points at u0 (:meth:`.monodromy_legs.Legs.noise`; None: :func:`.tracker.noise`)."""
 
     def __init__(self, system: Any, u0: np.ndarray, seeds: np.ndarray,
-                 orbit: Callable[[np.ndarray], np.ndarray] | None, keep: bool, correspond: bool = True) -> None:
+                 orbit: Callable[[np.ndarray], np.ndarray] | None, keep: bool, correspond: bool = True,
+                 noise: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> None:
         self.system, self.u0, self.orbit, self.keep, self.correspond = system, u0, orbit, keep, correspond
+        self._noise = noise or (lambda X, u: tracker.noise(system, X, u))
         self.noise = np.zeros(0)  # per base solution, its Newton noise at u0
         self._precise: list = []  # the system at u0 in ball arithmetic, built when first asked for
         self._tree: tuple[int, Any, np.ndarray] | None = None  # (solutions, their tree, radii) for labels
         self.base = Node(u0, self._distinct(np.zeros((0, system.unknowns)), self._closed(seeds)))
-        self.noise = tracker.noise(system, self.base.points, u0)
+        self.noise = self._noise(self.base.points, u0)
         self.corners: list[Node] = []
         self.loops: list[Loop] = []
         self.joined: set[tuple[int, int]] = set()  # the pairs of corners joined by a loop
@@ -107,8 +91,8 @@ class MonodromyGraph:
         return one_solution(self._precise[0], a, b)
 
     def _distinct(self, known: np.ndarray, X: np.ndarray) -> np.ndarray:  # copies within either's noise are one
-        return new_points(known, X, noise=tracker.noise(self.system, X, self.u0), known_noise=self.noise,
-                          same=self._same if hasattr(self.system, "box_system") else None)
+        return new_points(known, X, noise=self._noise(X, self.u0), known_noise=self.noise,
+                          same=self._same if _boxes(self.system) else None)
 
     def grow(self, X: np.ndarray) -> int:
         """The new solutions among the ends X (and their images under ``orbit``) added; returns how many."""
@@ -121,7 +105,7 @@ class MonodromyGraph:
         for node in self.corners if self.keep else ():
             node.points = np.vstack([node.points, np.full(fresh.shape, np.nan, dtype=complex)])
         self.base.points = np.vstack([sols, fresh])
-        self.noise = np.concatenate([self.noise, tracker.noise(self.system, fresh, self.u0)])
+        self.noise = np.concatenate([self.noise, self._noise(fresh, self.u0)])
         return len(fresh)
 
     def labels(self, X: np.ndarray) -> np.ndarray:
@@ -223,8 +207,8 @@ class MonodromyGraph:
         new = np.nonzero(~np.isfinite(ends).all(axis=1))[0]
         ok = np.ones(len(X), dtype=bool)
         if len(new):  # a solution bound for one corner through two loops in this round goes once
-            _, once, back = np.unique(np.stack([first[new], rows[new]]), axis=1, return_index=True,
-                                      return_inverse=True)
+            key = first[new] * (len(self.base.points) + 1) + rows[new]  # (corner, row) in lexicographic order
+            _, once, back = np.unique(key, return_index=True, return_inverse=True)
             went = new[once]
             there, arrived = legs.track(X[went], self.u0, ub[went], budget)
             ends[new], ok[new] = there[back.ravel()], arrived[back.ravel()]
@@ -269,3 +253,9 @@ class MonodromyGraph:
         arrived[on] = True
         lost = ~arrived
         return X, [(idx[lost & (loop == j)], int(j)) for j in np.unique(loop[lost])]
+
+
+def _boxes(system: Any) -> bool:
+    """Whether the system gives Krawczyk boxes (``box_system``): not one built from terms alone, whose equations are
+    placeholders (:meth:`.system.PolynomialSystem.from_terms`)."""
+    return hasattr(system, "box_system") and all(e is not None for e in getattr(system, "equations", ()))

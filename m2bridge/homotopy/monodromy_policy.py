@@ -80,22 +80,25 @@ class Drawn:
 
 
 class Growth:
-    """A policy at work on one search: the loops' shapes (at ``reach`` times the size of u0 / ``scales`` from u0,
-    drawn for the parameters divided by ``scales``) and, once every kept loop has seen every solution, the next
-    fresh loop (:meth:`fresh`), drawn from ``rng``."""
+    """A policy at work on one search: the loops' shapes (drawn for the parameters divided by ``scales``; a
+    triangle's corners at ``reach`` times the size of u0 / ``scales`` from u0, or, with ``radius``, at that scale
+    from ``about``) and, once every kept loop has seen every solution, the next fresh loop (:meth:`fresh`), drawn
+    from ``rng``."""
 
     def __init__(self, policy: Policy, u0: np.ndarray, scales: np.ndarray, reach: float,
-                 rng: np.random.Generator) -> None:
+                 rng: np.random.Generator, about: np.ndarray | None = None, radius: float | None = None) -> None:
         self.policy, self.u0, self.scales, self.reach, self.rng = policy, u0, scales, reach, rng
         w0 = u0 / scales  # the loops are drawn for w = u / scales
         self.w0 = w0
-        self.scale = reach * max(1.0, float(np.abs(w0).max()))
+        self.about = u0 if about is None else about
+        self.scale = reach * max(1.0, float(np.abs(w0).max())) if radius is None else radius
         self.size = max(1.0, float(np.linalg.norm(w0)))
         self.spoked = False  # whether the last new corner was a spoke (the next is a loop around u0)
 
     def corner(self) -> np.ndarray:
-        """A random corner of a triangle at u0."""
-        return self.u0 + self.scale * self.scales * tracker.complex_normal(self.rng, len(self.u0))
+        """A random corner of a triangle at u0: ``about`` plus ``scale`` times ``scales`` times a standard complex
+        normal vector."""
+        return self.about + self.scale * self.scales * tracker.complex_normal(self.rng, len(self.u0))
 
     def draw(self, around: bool | None = None) -> Drawn:
         """A random loop: a triangle at u0, or (``around``; default: the policy's) a loop around u0."""

@@ -5,11 +5,13 @@ Monodromy: the solutions at the base parameters p0 are sent around loops p0 -> p
 parameter points s N (N standard complex normal, s the root mean square of |p0|, at least 1: on the ED systems of six
 dense cubic threefolds, 56 loops in all found 267 solutions, where s = 1 took 239 loops to find 257 and p0 + s N 210
 loops; on those of 10 ellipses, 45 loops against 34 and 70); a loop permutes the solutions of a generic fiber, so new
-ones appear (Duff, Hill, Jensen, Lee, Leykin and Sommars 2019). Loops are kept: every solution goes once through every
-loop, and a fresh loop is drawn only when no kept loop has a solution still to send. The search stops at a ``target``
-count, after ``max_loops_no_progress`` fresh loops in a row that found nothing (a heuristic stop: a lower bound,
-unless the trace test then verifies the set), at ``max_loops`` loops or at ``timeout``; :class:`MonodromySolveResult`
-says which.
+ones appear (Duff, Hill, Jensen, Lee, Leykin and Sommars 2019). The search is the one monodromy driver
+(:func:`.monodromy.monodromy`: its graph, growth policy and stopping rule), with the legs tracked by the system's
+own compiled tracker and every path given a code (:class:`.monodromy_legs.SystemLegs`). Loops are kept: every
+solution goes once through every loop, and a fresh loop is drawn only when no kept loop has a solution still to send
+(a path that failed is tried again with ten times the steps first). The search stops at a ``target`` count, after
+``max_loops_no_progress`` fresh loops in a row that found nothing (a heuristic stop: a lower bound, unless the trace
+test then verifies the set), at ``max_loops`` loops or at ``timeout``; :class:`MonodromySolveResult` says which.
 
 The trace test (Leykin, Rodriguez and Sottile 2018): along a random complex line p0 + s v of parameters, the sum of a
 complete set of solutions is affine in s, where no solution escapes to infinity at a finite s (true when the
@@ -23,17 +25,22 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from m2bridge.homotopy.dedup import new_points
+from m2bridge.homotopy.monodromy import MonodromyOptions, monodromy
+from m2bridge.homotopy.monodromy_legs import SystemLegs
+from m2bridge.homotopy.monodromy_policy import Policy
 from m2bridge.homotopy.path_result import PathCode, ReturnCode, complex_list, path_results
 from m2bridge.homotopy.system import PolynomialSystem
 from m2bridge.homotopy.trace import SVALS, off_affine
 from m2bridge.results import Result, Status
 
-SAME = 1e-8  # two solutions within this of their size are one
+SAME = 1e-8  # two solutions within this of their size are one (the trace test's ends)
+POLICY = Policy(join=False)  # every fresh loop a drawn triangle, kept (the policy "triangles")
 
 
 @dataclass
@@ -128,14 +135,6 @@ def find_start_pair(system: PolynomialSystem, seed: int = 0) -> tuple[np.ndarray
 
 
 @dataclass
-class Loop:
-    """A kept loop p0 -> corners[0] -> corners[1] -> p0, and how many of the base solutions went around it."""
-
-    corners: tuple[np.ndarray, np.ndarray]
-    sent: int = 0
-
-
-@dataclass
 class MonodromySolveResult(Result):
     """The solutions at ``parameters`` found by :func:`monodromy_solve`, why it stopped, the loops and paths, the
     seed, and the count's status: ``verified`` only with a passed trace test, else a lower bound."""
@@ -190,61 +189,21 @@ def monodromy_solve(system: PolynomialSystem, start_solutions: np.ndarray, start
                     target: int | None = None, max_loops_no_progress: int = 5, max_loops: int = 100,
                     timeout: float | None = None, verify: bool = True, direction: Sequence[complex] | None = None,
                     seed: int = 0, threads: int | None = None) -> MonodromySolveResult:
-    """The solutions at ``start_parameters`` grown from ``start_solutions`` by monodromy loops (module docstring),
-    then, where ``verify``, the trace test (:func:`verify_solution_completeness`, along ``direction``)."""
+    """The solutions at ``start_parameters`` grown from ``start_solutions`` by monodromy loops (module docstring;
+    :func:`.monodromy.monodromy` with the policy :data:`POLICY`, its legs tracked by the system itself,
+    :class:`.monodromy_legs.SystemLegs`), then, where ``verify``, the trace test
+    (:func:`verify_solution_completeness`, along ``direction``)."""
     started = time.perf_counter()
-    rng = np.random.default_rng(seed)
     p0 = np.asarray(start_parameters, dtype=complex)
-    S = np.atleast_2d(np.asarray(start_solutions, dtype=complex))
-    S = new_points(np.zeros((0, system.unknowns)), S, tol=SAME)
-    conjugate = system.real_coefficients() and not np.any(p0.imag)
-    scale = max(1.0, float(np.sqrt(np.mean(np.abs(p0) ** 2)))) if system.n else 1.0
-    loops: list[Loop] = []
+    S = np.atleast_2d(np.asarray(start_solutions, dtype=complex)).reshape(-1, system.unknowns)
     codes: dict[str, int] = {c.value: 0 for c in PathCode}
-    paths, quiet = 0, 0
-    while True:
-        if target is not None and len(S) >= target:
-            code = ReturnCode.SUCCESS
-            break
-        if timeout is not None and time.perf_counter() - started > timeout:
-            code = ReturnCode.TIMEOUT
-            break
-        loop = next((lp for lp in loops if lp.sent < len(S)), None)
-        fresh = loop is None
-        if fresh:
-            if quiet >= max_loops_no_progress:
-                code = ReturnCode.HEURISTIC_STOP
-                break
-            if len(loops) >= max_loops:
-                code = ReturnCode.MAX_LOOPS
-                break
-            corners = tuple(scale * (rng.standard_normal(system.n) + 1j * rng.standard_normal(system.n))
-                            for _ in range(2))
-            loop = Loop(corners)  # type: ignore[arg-type]
-            loops.append(loop)
-        X = S[loop.sent:]
-        loop.sent = len(S)
-        legs = [p0, loop.corners[0], loop.corners[1], p0]
-        for a, b in zip(legs[:-1], legs[1:]):
-            tracked = system.track(X, a, b, threads=threads)
-            paths += len(X)
-            results = path_results(system, tracked, X, b)
-            for r in results:
-                codes[r.code.value] += 1
-            X = np.array([r.solution for r in results if r.success]).reshape(-1, system.unknowns)
-        found = new_points(S, X, tol=SAME)
-        if conjugate and len(found):
-            mirrored = found.conj()
-            polished, corr = system.newton(mirrored, p0, steps=2)
-            ok = corr <= SAME * np.maximum(1.0, np.abs(polished).max(axis=1))
-            found = np.vstack([found, new_points(np.vstack([S, found]), polished[ok], tol=SAME)])
-        S = np.vstack([S, found])
-        if fresh:
-            quiet = 0 if len(found) else quiet + 1
-        elif len(found):
-            quiet = 0
-    trace = (verify_solution_completeness(system, S, p0, direction=direction, seed=seed, threads=threads)
-             if verify and len(S) else None)
-    if trace is not None:
-        paths += trace.paths
-    return MonodromySolveResult(S, p0, code, len(loops), paths, seed, time.perf_counter() - started, trace, codes)
+    scale = max(1.0, float(np.sqrt(np.mean(np.abs(p0) ** 2)))) if system.n else 1.0
+    options = MonodromyOptions(target=target, stall=max_loops_no_progress, max_loops=max_loops, seconds=timeout,
+                               policy=POLICY, width=0, about=np.zeros(system.n, dtype=complex), radius=scale,
+                               legs=partial(SystemLegs, threads=threads, codes=codes))
+    found = monodromy(system, S, p0, np.random.default_rng(seed), options)
+    trace = (verify_solution_completeness(system, found.points, p0, direction=direction, seed=seed, threads=threads)
+             if verify and len(found.points) else None)
+    paths = found.paths + (trace.paths if trace is not None else 0)
+    return MonodromySolveResult(found.points, p0, found.stopped, found.loops, paths, seed,
+                                time.perf_counter() - started, trace, codes)

@@ -178,21 +178,29 @@ def test_causal_21_recomputed_in_plain_macaulay2(m2, tokens):
     assert sing.components[0].degree == m2.to_python("degree Pcv#0", timeout=60) == 3
 
 
-def test_a_causal_mask_sees_the_same_coordinates_for_every_t():
-    """With a causal mask the output of token j is sum over i <= j of (V x_i)(x_i^T A x_j): the coefficients are those
-    of i = j (x^T A x) and of i < j (A itself), the same families for every t >= 2. So the span of the coordinates,
-    hence the closure and its singular locus, does not depend on t >= 2 (checked: (2,1) and (2,2), t = 2 and 3)."""
-    for dims in ((2, 1), (2, 2)):
-        spans = []
-        for t in (2, 3):
-            param = parametrization(LightningAttention(dims, 2, t, causal=True))
-            raw = [sympy.Poly(f, *param.weights) for f in param.raw if f != 0]
-            monomials = sorted({m for p in raw for m in p.monoms()})
-            rows = [[p.coeff_monomial(m) for m in monomials] for p in raw]
-            M = sympy.Matrix(rows)
-            spans.append((param.ambient_dimension, M.rank(), monomials, M.rref()[0][:M.rank(), :]))
-        assert spans[0][0] == spans[1][0] == spans[0][1] == spans[1][1]
-        assert spans[0][2] == spans[1][2] and spans[0][3] == spans[1][3]
+def _span(arch):
+    """The linear span of the layer's coordinates as polynomials in the weights: (its dimension, the number of
+    reduced coordinates, the monomials, the reduced row echelon basis)."""
+    param = parametrization(arch)
+    raw = [sympy.Poly(f, *param.weights) for f in param.raw if f != 0]
+    monomials = sorted({m for p in raw for m in p.monoms()})
+    M = sympy.Matrix([[p.coeff_monomial(m) for m in monomials] for p in raw])
+    rank = M.rank()
+    return rank, param.ambient_dimension, monomials, M.rref()[0][:rank, :]
+
+
+@pytest.mark.parametrize("dims", [(2, 1), (2, 2), (3, 1)])
+def test_a_causal_mask_spans_the_same_coordinates_as_no_mask(dims):
+    """Token j's output is sum over i of (V x_i)(x_i^T A x_j), over i <= j with the mask: the coefficients are those of
+    i = j (V and the symmetric part of A) and of i != j (V and A itself), the same two families with or without the
+    mask for every t >= 2. So the coordinates of the masked and unmasked layers, at t = 2 and 3, span one space of
+    polynomials in the weights, and each set of reduced coordinates is a basis of it: the closures are images of each
+    other under invertible linear maps (same dimension, degree, and singular locus: Thm. 3.4 holds with the mask)."""
+    spans = [_span(LightningAttention(dims, dims[0], t, causal=causal))
+             for t, causal in ((2, False), (2, True), (3, True), (3, False))]
+    for rank, reduced, monomials, basis in spans:
+        assert rank == reduced == spans[0][0]
+        assert monomials == spans[0][2] and basis == spans[0][3]
 
 
 def test_causal_22_is_the_rank_one_locus(m2):

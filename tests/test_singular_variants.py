@@ -226,3 +226,53 @@ def test_value_rank_one_at_22_is_the_rank_one_locus(m2):
     assert m2.to_python("#Pvr", timeout=60) == 1 and (e, m, se) == (4, 3, 3)
     assert (imp.dimension, imp.degree) == (1 + 4 + 1, 5 * e)
     assert [(c.dimension, c.degree) for c in sing.components] == [(1 + m + 1, (m + 1) * se)]
+
+
+_RESULTANT_ORDERS = """
+needsPackage "Resultants";
+setRandomSeed 1;
+hT = QQ[t]; hL = hT[z_1..z_3, Join => false];
+hZ = matrix{{z_1, z_2, z_3}};
+hQuads = (A1, A2, v1, v2) -> (A1 = sub(A1, hL); A2 = sub(A2, hL); v1 = sub(v1, hL); v2 = sub(v2, hL);
+    apply(3, k -> (hZ * v1)_(0,0) * (hZ * A1_{k})_(0,0) + (hZ * v2)_(0,0) * (hZ * A2_{k})_(0,0)));
+hRnd = (m, n) -> matrix table(m, n, (i, j) -> random(-9, 9) * 1_QQ);
+hMons = {z_1^2, z_1*z_2, z_1*z_3, z_2^2, z_2*z_3, z_3^2};
+hOrd = qs -> (D := apply(3, k -> sum(hMons, m -> random(-9, 9) * m));
+    r := resultant apply(3, k -> qs#k + t * D#k); if r == 0 then -1 else min apply(terms r, m -> first degree m));
+hTwo = () -> (v1 := hRnd(3, 1); v2 := hRnd(3, 1); A1 := hRnd(3, 3); w := hRnd(3, 1); A2 := hRnd(3, 3);
+    a := (transpose w * v1)_(0,0); b := (transpose w * v2)_(0,0);
+    A2 = A2 - (1 / (transpose w * w)_(0,0)) * w * (transpose w * A2 + (a / b) * transpose w * A1);
+    qs := hQuads(A1, A2, v1, v2);
+    assert all(qs, f -> sub(f, {z_1 => sub(w_(0,0), hT), z_2 => sub(w_(1,0), hT), z_3 => sub(w_(2,0), hT)}) == 0);
+    qs);
+"""
+
+
+def test_two_heads_31_are_singular_beyond_the_rank_one_locus(m2):
+    """(3,1) with two heads: the closure is the resultant hypersurface of the three ternary quadrics
+    q_k = (v_1.z)(A_1[:,k].z) + (v_2.z)(A_2[:,k].z) (examples/two_heads.py; dimension 17 in 18, degree 12). Where they
+    have a second common zero w besides v_1 x v_2 (A_2 chosen so that q(w) = 0), Res(q + t D) vanishes to order 2 at
+    t = 0 on random lines: singular points; at random weights to order 1 (smooth). Those weights have an image of
+    dimension 16 (the Jacobian of the constrained parametrization), the rank-one heads (rank A_1, A_2 <= 1) one of 14:
+    the singular locus is larger than the rank-one locus. (The product refuses this layer's singular locus without
+    --force; see docs/findings.md.)"""
+    rng = random.Random(0)
+    param = parametrization(LightningAttention((3, 1), 3, 2, heads=2))
+    assert param.ambient_dimension == 18
+    assert _parametrization_rank(param, _random_weights(param, rng)) == 17
+    assert _restricted_rank(param, rng) == 14
+    h1, h2 = param.layers[0].heads
+    A1, v1, A2, v2 = h1.attention, h1.values.T, h2.attention, h2.values.T
+    w, B = sympy.Matrix(sympy.symbols("w1:4")), sympy.Matrix(3, 3, sympy.symbols("b1:10"))
+    A2_zero = B - w * (w.T * B + ((w.T * v1)[0] / (w.T * v2)[0]) * w.T * A1) / (w.T * w)[0]
+    subs = {A2[i, j]: A2_zero[i, j] for i in range(3) for j in range(3)}
+    new = [*A1, *v1, *v2, *B, *w]
+    composite = [f.subs(subs, simultaneous=True) for f in param.reduced]
+    J = sympy.Matrix([[sympy.diff(f, s) for s in new] for f in composite])
+    assert J.subs({s: rng.choice([-1, 1]) * rng.randint(1, 9) for s in new}).rank() == 16
+    m2.eval(_RESULTANT_ORDERS, timeout=LIMIT)
+    assert m2.to_python("apply(3, i -> hOrd hQuads(hRnd(3, 3), hRnd(3, 3), hRnd(3, 1), hRnd(3, 1)))", timeout=LIMIT) \
+        == [1, 1, 1]
+    assert m2.to_python("apply(3, i -> hOrd hTwo())", timeout=LIMIT) == [2, 2, 2]
+    rank_one = "hQuads(hRnd(3, 1) * hRnd(1, 3), hRnd(3, 1) * hRnd(1, 3), hRnd(3, 1), hRnd(3, 1))"
+    assert all(order >= 2 for order in m2.to_python(f"apply(2, i -> hOrd {rank_one})", timeout=LIMIT))

@@ -276,3 +276,43 @@ def test_two_heads_31_are_singular_beyond_the_rank_one_locus(m2):
     assert m2.to_python("apply(3, i -> hOrd hTwo())", timeout=LIMIT) == [2, 2, 2]
     rank_one = "hQuads(hRnd(3, 1) * hRnd(1, 3), hRnd(3, 1) * hRnd(1, 3), hRnd(3, 1), hRnd(3, 1))"
     assert all(order >= 2 for order in m2.to_python(f"apply(2, i -> hOrd {rank_one})", timeout=LIMIT))
+
+
+def _m2_text(expr, names: dict) -> str:
+    return str(sympy.expand(expr.subs(names, simultaneous=True))).replace("**", "^")
+
+
+def test_one_token_31_recomputed_in_plain_macaulay2(m2):
+    """(3,1), one token: the output (x^T A x)(v.x) is a ternary cubic with a linear factor. Recomputed here in plain
+    Macaulay2 modulo 32003 (kernels of graded ring maps): the closure has dimension 8 and degree 21 (35 octics; the
+    product's ideal over QQ is the same), the rank-one locus (A = u v^T: the cubics that split into three lines)
+    dimension 7 and degree 15; the Jacobian of the closure's ideal vanishes at random rank-one points and has rank 2 =
+    the codimension at random points. Its singular locus is exactly this locus (docs/findings.md: where the
+    factorization l q is unique and l does not divide q, the map (l, q) -> l q from a smooth variety is an injective
+    immersion); `m2bridge singular` did not finish over QQ in 900 s."""
+    arch = LightningAttention((3, 1), 3, 1)
+    param = parametrization(arch)
+    n = param.ambient_dimension
+    names = {s: sympy.Symbol(str(s).replace("A_", "a").replace("V_1_", "w").replace("_", "")) for s in param.weights}
+    u, v = sympy.symbols("u1:4"), sympy.symbols("v1:4")
+    head = param.layers[0].heads[0]
+    rank_one = {head.attention[i, j]: u[i] * v[j] for i in range(3) for j in range(3)}
+    F = ", ".join(_m2_text(f, names) for f in param.reduced)
+    F1 = ", ".join(_m2_text(f.subs(rank_one, simultaneous=True), names) for f in param.reduced)
+    weights = ", ".join(str(names[s]) for s in param.weights)
+    m2.eval(f"""
+kk = ZZ/32003; oS = kk[{weights}]; oR = kk[y_1..y_{n}, Degrees => toList({n}:2)]; oF = map(oS, oR, {{{F}}});
+oR1 = kk[y_1..y_{n}, Degrees => toList({n}:3)]; oS1 = kk[u1, u2, u3, v1, v2, v3, w1, w2, w3];
+oF1 = map(oS1, oR1, {{{F1}}});
+oR0 = kk[y_1..y_{n}]; oI = sub(trim ker oF, vars oR0); oZ = sub(trim ker oF1, vars oR0);
+oJ = jacobian oI; setRandomSeed 2;
+""", timeout=LIMIT)
+    assert m2.to_python("(dim oI, degree oI, numgens oI, unique flatten degrees oI)", timeout=60) == (8, 21, 35, [8])
+    assert m2.to_python("(dim oZ, degree oZ)", timeout=60) == (7, 15)
+    ranks = m2.to_python("(apply(3, i -> rank sub(oJ, sub(oF1.matrix, random(kk^1, kk^9)))), "
+                         "apply(3, i -> rank sub(oJ, sub(oF.matrix, random(kk^1, kk^12)))))", timeout=60)
+    assert ranks == ([0, 0, 0], [2, 2, 2])
+    imp = implicitize(arch, m2, timeout=LIMIT)
+    assert (imp.dimension, imp.degree) == (8, 21)
+    product = ", ".join(polynomial_text(g) for g in imp.generators)
+    assert m2.to_python(f"sub(ideal({product}), oR0) == oI", timeout=60) is True

@@ -1,7 +1,8 @@
 """How monodromy tracks its legs (m2bridge.homotopy.monodromy_legs): by a PolynomialSystem's own compiled tracker
-with a code per path (ends at the closed-form solutions, a path to infinity not arriving), and the generic engine's monodromy_solve as the one driver
-(m2bridge.homotopy.monodromy) on those legs: the same points as the driver called directly, every leg's path
-counted with its code, corners drawn about the origin, and systems built from terms alone (no Krawczyk boxes)."""
+with a code per path (ends at the closed-form solutions, a path to infinity not arriving), and the generic engine's
+monodromy_solve as the one driver (m2bridge.homotopy.monodromy) on those legs: the same points as the driver called
+directly, every leg's path counted with its code, corners drawn about the origin, and systems built from terms alone
+(no Krawczyk boxes)."""
 
 from __future__ import annotations
 

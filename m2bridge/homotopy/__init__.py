@@ -30,8 +30,9 @@ corrector with a step size per path.
 The generic engine, for any square polynomial system F(x; p) given as sympy polynomials (docs/guide/engine.md):
 :class:`PolynomialSystem` (:mod:`.system`, compiled kernels in :mod:`.generic_kernels`), :func:`solve` and
 :func:`certify` (:mod:`.solve`), :func:`monodromy_solve`, :func:`find_start_pair` and
-:func:`verify_solution_completeness` (:mod:`.monodromy_solve`); a :class:`PathCode` per path and a :class:`ReturnCode`
-per search (:mod:`.path_result`).
+:func:`verify_solution_completeness` (:mod:`.monodromy_solve`: the same driver as :func:`monodromy`, its legs tracked
+by the system itself, :mod:`.monodromy_legs`); a :class:`PathCode` per path and a :class:`ReturnCode` per search
+(:mod:`.path_result`).
 
 The systems that give their evaluation as data (the distance system, the loss's profile system) are tracked by a
 compiled loop (numba), one path at a time over threads; the others by NumPy, all paths at once.

@@ -62,7 +62,7 @@ def test_monodromy_stopped_after_its_first_round_returns_the_points_it_found():
     # not started (failed, where they began)
     from m2bridge import homotopy
 
-    from test_homotopy import _quadric_cone_start
+    from test_homotopy_monodromy import quadric_cone_start as _quadric_cone_start
 
     system, start, u0 = _quadric_cone_start()
     full = homotopy.monodromy(system, start, u0, np.random.default_rng(1), stall=10)
@@ -82,12 +82,12 @@ def test_monodromy_stopped_after_its_first_round_returns_the_points_it_found():
 
 def test_a_form_homotopy_stopped_in_its_end_game_certifies_nothing(monkeypatch):
     # the generic form's 6 critical points on the rank-one 2 x 2 matrices carried to the Frobenius form (2 points,
-    # Eckart-Young; test_homotopy), a stop asked as the end game starts: its paths are not started and come back
+    # Eckart-Young; test_homotopy_endgame), a stop asked as the end game starts: its paths are not started and come back
     # failed, which must count as lost (ends unknown), not as paths that went to infinity; the same carry without a
     # stop is complete (4 paths to infinity)
     from m2bridge.homotopy import endgame
 
-    from test_homotopy import _quadric_cone_forms
+    from test_homotopy_endgame import quadric_cone_forms as _quadric_cone_forms
 
     generic, frobenius, points, u0, rng = _quadric_cone_forms()
     u = rng.standard_normal(4)

@@ -54,11 +54,12 @@ export {
     "chartLocalization",
     "chartFractions",
     "singularByCharts",
-    "Translates",
+    
     "Charts",
     "MaxDenominatorDegree",
     "MaxCommonSize",
-    "AllDenominators"
+    "AllDenominators",
+    "RowCharts"
     }
 
 -- The neuromanifold of a network is the image of a ring map F : R -> S

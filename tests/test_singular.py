@@ -177,23 +177,39 @@ def _charts(m2, arch, options: str = "") -> list:
 @pytest.mark.parametrize("dims", [(2, 1), (2, 2)])
 def test_the_chart_route_agrees_with_the_projection_route(m2, dims):
     """Inverse charts prove Sing = the rank-one locus where the projection of the Segre cone (pushForward, an
-    independent route) found exactly that locus."""
+    independent route) found exactly that locus, of dimension d' + 3d - 3 (its own parametrization)."""
     arch = LightningAttention(dims, 2, 2)
-    sing = singular_locus(arch, m2)
-    assert "Segre cone" in sing.notes[0] and sing.comparison["equal"] and len(sing.components) == 1
-    ok, why = _charts(m2, arch)
-    assert ok is True, why
+    found = []
+    for route in ("projection", "charts"):
+        sing = singular_locus(arch, m2, route=route)
+        assert sing.comparison["equal"] and sing.provenance.status.value == "proved"
+        found.append([(c.dimension, c.degree) for c in sing.components])
+    assert "inverse charts" in sing.notes[0]
+    assert found[0] == found[1] and found[0][0][0] == dims[1] + 3 * dims[0] - 3
 
 
-def test_too_few_denominators_leave_the_charts_inconclusive(m2):
-    """With one denominator per chart and no translate, the common zeros at (2,2) contain weights with rank A = 2 or
-    rank V = 2 (coordinate rows vanish there): the route must say so, not claim the singular locus; with every
-    least-degree denominator of every chart it holds without translates."""
+def test_a_left_out_chart_leaves_the_charts_inconclusive(m2):
+    """(2,2): charts of A on one output row alone cannot cover the functions with rank A = 1 and rank V = 2 (one
+    row is then a (2,1) function of rank A = 1, singular there): the route must say so on the slice of rank 2, not
+    claim the singular locus; the charts of the weights alone prove it."""
     layer = LightningAttention((2, 2), 2, 2)
-    ok, why = _charts(m2, layer, ", Translates => 0")
-    assert ok is False and "off the rank-one weights" in why
-    ok, why = _charts(m2, layer, ", Translates => 0, AllDenominators => 1, Charts => toList(0..7)")
+    ok, why = _charts(m2, layer, ", Charts => {}")
+    assert ok is False and "of rank {2}" in why
+    ok, why = _charts(m2, layer, ", RowCharts => {}")
     assert ok is True, why
+
+
+def test_theorem_3_4_at_3_2_by_charts(m2):
+    """(3,2), whose ideal is not known: Sing X = the rank-one locus, proved over QQ by the charts of the weights with
+    the row charts; either family alone leaves functions outside the rank-one locus uncovered (the weights' charts vanish
+    at rank V = 1 and rank A = 2 with the second row of V zero; the row charts at rank A = 1 and rank V = 2)."""
+    layer = LightningAttention((3, 2), 3, 2)
+    ok, why = _charts(m2, layer)
+    assert ok is True, why
+    ok, why = _charts(m2, layer, ", RowCharts => {}")
+    assert ok is False and "of rank {1" in why
+    ok, why = _charts(m2, layer, ", Charts => {}")
+    assert ok is False and "of rank {2}" in why
 
 
 def test_the_chart_route_refuses_one_token(m2):
@@ -203,21 +219,9 @@ def test_the_chart_route_refuses_one_token(m2):
     assert ok is False and "not finite" in why
 
 
-def test_singular_locus_takes_the_charts_past_the_projection_limit(m2, monkeypatch):
-    """With the projection route's limit lowered below (2,2)'s 12 coordinates, singular_locus goes through the charts
-    and finds the same component as the projection (dim 5, degree 12), proved over QQ."""
-    from m2bridge.exact import compute
-
-    monkeypatch.setattr(compute, "MAX_PROJECTION_COORDINATES", 6)
-    sing = singular_locus(LightningAttention((2, 2), 2, 2), m2)
-    assert "inverse charts" in sing.notes[0] and sing.provenance.status.value == "proved"
-    assert [(c.dimension, c.degree) for c in sing.components] == [(5, 12)] and sing.comparison["equal"]
-
-
-def test_past_the_projection_limit_the_refusal_names_what_was_measured():
-    """(3,2): 36 coordinates, past the projection's 24; refused before any computation, naming --force (inverse
-    charts) and what they gave there."""
+def test_past_the_charts_reach_the_refusal_names_what_was_measured():
+    """(3,3): 54 coordinates, past the charts' measured reach; refused before any computation, naming --force."""
     from m2bridge.errors import ProblemTooLarge
 
-    with pytest.raises(ProblemTooLarge, match=r"--force .*inverse charts"):
-        singular_locus(LightningAttention((3, 2), 3, 2))
+    with pytest.raises(ProblemTooLarge, match=r"inverse charts' measured reach .*--force"):
+        singular_locus(LightningAttention((3, 3), 3, 2))

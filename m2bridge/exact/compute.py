@@ -166,10 +166,11 @@ _PROJECTION_HOW = ("the closure as the image of the Segre cone of vec(A) vec(V)^
                    "a projection checked finite and birational: singular exactly where the projection is not an "
                    "isomorphism, the support of O_Y / O_X")
 _CHARTS_HOW = ("the closure as the image of the Segre cone of vec(A) vec(V)^T under a projection checked finite; "
-               "inverse charts (one weight of A, one of V fixed at 1, the others g/h on the closure) and their "
-               "translates by the layer's symmetry (A, V) -> (g^T A g, k V g) show it an isomorphism wherever a "
-               "denominator does not vanish, and the denominators vanish together on the weights only where "
-               "rank A <= 1 and rank V <= 1 (or A = 0, V = 0); those functions are singular (the swap "
+               "inverse charts (a weight of A or of V fixed at 1, the others g/h on the closure; and charts of A on "
+               "one output row, each row of V then solved linearly) show it an isomorphism wherever a denominator "
+               "does not vanish; under the layer's symmetry (A, V) -> (g^T A g, k V g) the denominators' zeros "
+               "keep, for every orbit, only weights with rank A <= 1 and rank V <= 1 (or A = 0, V = 0), computed "
+               "exactly factor by factor on one slice per rank of V; those functions are singular (the swap "
                "(a b^T, c e^T) -> (e b^T, c a^T) gives them two preimages)")
 _REFINE_HOW = ("each component singular by the Jacobian criterion at its generic point (rank of the Jacobian of the "
                "closure's ideal over the component's function field, exact); complete: every refinement added "
@@ -178,44 +179,47 @@ _REFINE_HOW = ("each component singular by the Jacobian criterion at its generic
 
 def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
                    timeout: float | None = None, force: bool = False,
-                   script_out: str | Path | None = None) -> ComponentsResult:
+                   script_out: str | Path | None = None, route: str | None = None) -> ComponentsResult:
     """Irreducible components of the singular locus of the closure (in reduced coordinates).
 
     One attention layer in the A form (one head): the closure is the image of the Segre cone of vec(A) vec(V)^T
-    under a linear projection; where that projection is finite and birational (checked), the singular locus is
-    where it is not an isomorphism (``singularByProjection``: pushForward, no implicit ideal needed); past
-    MAX_PROJECTION_COORDINATES by inverse charts (``singularByCharts``: the closure is an isomorphic image of the cone
-    wherever some chart's denominator does not vanish, and those vanish together only on the rank-one functions, which
-    have two preimages: Sing = the rank-one locus, proved, else the reason it did not apply). Otherwise by
+    under a linear projection. With two tokens or more, by inverse charts (``singularByCharts``: the closure is an
+    isomorphic image of the cone wherever some chart's denominator does not vanish, and those vanish on whole orbits
+    of the symmetry only at the rank-one functions, which have two preimages: Sing = the rank-one locus, proved, else
+    the reason it did not apply); where that does not apply, and up to MAX_PROJECTION_COORDINATES, where the
+    projection is finite and birational (checked) the singular locus is where it is not an isomorphism
+    (``singularByProjection``: pushForward, no implicit ideal needed). Otherwise by
     refinement (``singularComponents``): minors of c generators at a time, each prime tested by the Jacobian
     criterion at its generic point. Over QQ both prove every component singular and the list complete. For one
     attention layer the result is compared with the closure of the functions with rank A <= 1 and rank V <= 1
-    (the paper's Thm. 3.4; ``rankOneLocus``).
+    (the paper's Thm. 3.4; ``rankOneLocus``). ``route``: "charts" or "projection" alone (None: as above).
     """
+    if route not in (None, "charts", "projection"):
+        raise ValueError(f"route must be None, 'charts' or 'projection', not {route!r}")
     check_feasible(arch, "the singular locus", force)
     param = parametrization(arch)
     one_layer = arch.layers == 1 and arch.attention_only
     seg = segre_of(arch) if one_layer else None
     value, charts_failed = None, ""
     # one head in the A form (several heads would give a secant variety of the Segre variety, singular beyond its
-    # vertex): by projection, or past its measured reach (two tokens or more) by inverse charts
+    # vertex), two tokens or more: by inverse charts ((2,4): 1 s, where the projection took 95 s), else, or where they
+    # are inconclusive, by projection up to its measured reach
     segre = seg is not None and seg.max_rank == 1 and seg.works_over(check_field(field))
-    charts = segre and arch.tokens >= 2 and exact_size(arch)[0] > MAX_PROJECTION_COORDINATES
-    if segre and not charts:
+    if segre and arch.tokens >= 2 and route != "projection":
+        body = _R1_CODE + "sc = singularByCharts F;\nif sc#0 then (Z = toR1 rankOneLocus F; sing = {Z});\n"
+        value, prov = _run(m2, param, field, body, f"if sc#0 then {_COMPARED}dim Z == numgens S - 1}} else "
+                           "toString sc#1", timeout, script_out=script_out)
+        how, prov.method = _CHARTS_HOW, ("Macaulay2: singularByCharts (the chart inverses' denominators pulled back "
+                                         "to the weights, their cores under the symmetry; the rank-one swap)")
+        if isinstance(value, str):
+            charts_failed, value = value, None
+    if segre and value is None and route != "charts" and exact_size(arch)[0] <= MAX_PROJECTION_COORDINATES:
         body = (seg.m2_code(field) + _R1_CODE + _POINT_CODE + _RANK_ONE_CODE
                 + "J = trim minors(2, Tm);\nsing = singularByProjection(J, R1, pt);\n")
         value, prov = _run(m2, param, field, body, f"if sing === null then null else {_COMPARED}dim Z == dim J}}",
                            timeout, script_out=script_out)
         how, prov.method = _PROJECTION_HOW, ("Macaulay2: singularByProjection (the support of O_Y / O_X, O_Y the "
                                              "Segre cone's ring pushed forward to the closure's)")
-    if charts:
-        body = _R1_CODE + "sc = singularByCharts F;\nif sc#0 then (Z = toR1 rankOneLocus F; sing = {Z});\n"
-        value, prov = _run(m2, param, field, body, f"if sc#0 then {_COMPARED}dim Z == numgens S - 1}} else "
-                           "toString sc#1", timeout, script_out=script_out)
-        how, prov.method = _CHARTS_HOW, ("Macaulay2: singularByCharts (the chart inverses' denominators pulled back "
-                                         "to the weights; the rank-one swap)")
-        if isinstance(value, str):
-            charts_failed, value = value, None
     if value is None:  # not one such layer, or its projection not finite (one token) or not birational
         try:
             implicit = implicitize(arch, m2, field, timeout, force)

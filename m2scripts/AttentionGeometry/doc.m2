@@ -195,10 +195,10 @@ Key
   singularByCharts
   (singularByCharts, RingMap)
   [singularByCharts, AllDenominators]
-  [singularByCharts, Translates]
+  [singularByCharts, RowCharts]
   [singularByCharts, Charts]
   [singularByCharts, Verbose]
-  Translates
+  RowCharts
   Charts
 Headline
   the singular locus of one attention layer through inverse charts, without the ideal of its closure
@@ -210,15 +210,17 @@ Inputs
     form: weights A_(i,j) and V_(o,r)
   AllDenominators => ZZ
     the degrees of denominators collected per chart (from the least one); 0: only the one the search picks
-  Translates => ZZ
-    the most random translates of the charts by the layer's symmetry (A, V) -> (g^T A g, k V g)
+  RowCharts => Boolean
+    charts of A on the first output row (a layer of output width 1), each row of V then solved from its coordinates
+    (L_A V_o = y_o, L_A injective for A nonzero, checked), instead of charts of the weights on all coordinates
   Charts => List
-    the positions of the weights fixed, one chart each (null: the first weight of A and the first of V)
+    the positions of the weights fixed, one chart each (null: the first weight of A and the first of V; with RowCharts
+    the first two weights of A)
   Verbose => Boolean
     print each step on stderr
 Outputs
   :List
-    \{true, a description, the charts, the denominators, the translates used\} when the singular locus of the closure
+    \{true, a description, the charts, the denominators\} when the singular locus of the closure
     X is proved to be the image of the weights with rank A <= 1 and rank V <= 1; \{false, why, ...\} when a step
     fails
 Description
@@ -227,9 +229,12 @@ Description
     projection. The function checks the projection finite (the functions vanish only where A = 0 or V = 0). For each
     chart (one weight fixed at 1) chartFractions writes the other weights as g/h on X; where h does not vanish, the
     fiber is one point given by regular functions, so X is isomorphic to Y there and smooth. The layer's symmetry
-    s(A, V) = (g^T A g, k V g) acts on X linearly (checked), so the zeros of h moved by random s bound the singular
-    locus too. Their common zeros, pulled back to the weights and saturated by (A) and (V), must contain no point
-    with a 2 x 2 minor of A or V nonzero: then the singular locus lies in the image W of the rank-one weights. Conversely (a b^T, c e^T) and (e b^T, c a^T) give the same function (checked
+    s(A, V) = (g^T A g, k V g) acts on X linearly (checked), so the zeros of h moved by any s bound the singular
+    locus too: it lies in the core of the zeros (the points whose whole orbit is in them). The symmetry group is
+    irreducible, so the core of a product is the union of its factors' cores, each computed exactly (the
+    coefficients of phi(g^T A g, k V g) in the entries of g and k). On the slices V = [I_r 0] (every orbit meets one)
+    the cores of every choice of one factor per chart must lie in A = 0 (r >= 2) or rank A <= 1 (r = 1): then the
+    singular locus lies in the image W of the rank-one weights. Conversely (a b^T, c e^T) and (e b^T, c a^T) give the same function (checked
     as an identity), two points of Y in one fiber, so X is not normal along a dense subset of W (a finite
     birational map onto a normal variety is an isomorphism) and W is singular. Over QQ this is a proof of the
     paper's Theorem 3.4 for the layer; over ZZ/p it holds for that prime.

@@ -125,23 +125,83 @@ singularByProjection(Ideal, Ring, Matrix) := o -> (J, R1, pt) -> (
 --     from a center that misses P(Y) is finite).
 --  2. Charts (the first weight of A and of V by default, fixed at 1): the other weights are g/h on X (chartFractions;
 --     with AllDenominators > 0 every common denominator of the least degree, else the one the search picks; where
---     the weights have denominators of their own, their product).  Where h(x) != 0
---     the fiber over x is one point, given by regular functions of x: pi is an isomorphism there (its inverse a
---     morphism), onto a smooth Y; so X is smooth off the common zeros of the denominators.  Translates: the layer's
---     symmetry s(A, V) = (g^T A g, k V g) (g, k random invertible) acts on X by a linear map L (F o s = L o F: each
---     coordinate of F o s is a combination of those of F, checked), so X is smooth off the zeros of h o L too; pulled
---     back to the weights these are the zeros of F(h) o s.  B: all these zeros, over Translates random s at most.
---  3. B lies in the rank-one weights {rank A <= 1, rank V <= 1} and {A = 0} and {V = 0}.  Every orbit of the
---     symmetry with rank V = r >= 1 meets the slice V = [I_r 0; 0 0]; there B must have A = 0 (r >= 2: its ideal in
---     A's entries has dimension 0) or rank A <= 1 (r = 1: each 2 x 2 minor of A in the radical), so B's points off
---     the rank-one weights are moved by the symmetry off B, into the smooth part.  So Sing X lies in W, the image of
---     the rank-one weights.
+--     the weights have denominators of their own, their product).  Where h(x) != 0 the fiber over x is one point,
+--     given by regular functions of x: pi is an isomorphism there (its inverse a morphism), onto a smooth Y; so X is
+--     smooth off the common zeros of the denominators.  Row charts (RowCharts, the first two entries of A by
+--     default): the same with a chart of A on the coordinates of the first output row alone, each row of V then
+--     solved linearly (rowChartDenominators).  B: the common zeros of every chart's denominator.
+--  3. The layer's symmetry s(A, V) = (g^T A g, k V g) acts on X by linear maps (F o s is a combination of F's
+--     coordinates with coefficients polynomial in g and k: checked with g, k symbolic), so X is smooth off every
+--     translate of B, and Sing X lies in the core of B: the points whose whole orbit lies in B.  It lies in the
+--     rank-one weights {rank A <= 1, rank V <= 1} and {A = 0} and {V = 0}: the group is irreducible, so the core of a
+--     chart's zeros is the union of its factors' cores, each exact (the coefficients of phi o s in g and k); every
+--     orbit with rank V = r >= 1 meets the slice V = [I_r 0; 0 0], where every choice of one factor per chart must
+--     have common cores in A = 0 (r >= 2: an ideal of dimension 0 in A's entries) or rank A <= 1 (r = 1: each 2 x 2
+--     minor of A in the radical).  So Sing X lies in W, the image of the rank-one weights.
 --  4. W is singular: (a b^T, c e^T) and (e b^T, c a^T) have the same function (checked as an identity), two points of
 --     Y in one fiber where a and e are independent, so pi is not an isomorphism over a dense subset of W, and X is not
 --     normal there (a finite birational map onto a normal variety is an isomorphism: Zariski); Sing X is closed.
--- Returns {true, a description, the charts, the denominators, the translates} when 1-4 hold (then Sing X = W),
+-- Returns {true, a description, the charts, the denominators} when 1-4 hold (then Sing X = W),
 -- {false, why, ...} otherwise.
-singularByCharts = method(Options => {AllDenominators => 0, Translates => 6, Charts => null, Verbose => false})
+-- the denominators of charts of weights (step 2), pulled back to the weights: each weight of the chart fixed at 1 and
+-- every other one g/h on X (chartFractions); the chart's inverse is regular where h does not vanish (each common
+-- denominator serves every weight; else each weight has its own and the inverse is regular where their product does
+-- not vanish)
+weightChartDenominators = (F, charts, all, note) -> (
+    S := target F;
+    R := source F;
+    flatten apply(charts, c -> (
+        CF := chartFractions(F, Chart => {c}, AllDenominators => all);
+        if any(CF#"Fractions", fr -> fr === null) then return {};
+        dens := if all > 0 and #(CF#"Common") > 0 then CF#"Common" else {product unique CF#"Denominators"};
+        note("chart " | toString (gens S)#c | ": " | toString(#dens) | " denominators");
+        apply(dens, h -> F sub((CF#"toS") h, vars R)))))
+
+-- the denominators of row charts (step 2, RowCharts), pulled back to the weights.  Each coordinate of X is a
+-- coordinate of one output row o, bilinear in A and the row V_o: y_o = L_A V_o.  (a) L_A is injective wherever A != 0
+-- (its maximal minors vanish only there: checked), so given A every row of V is the unique solution of a linear
+-- system, a regular function of (A, y) with A != 0.  (b) The coordinates of row 1 are a layer of output width 1 (the
+-- same A, the row V_1); a chart of A there (A_c fixed at 1) writes every other entry of A as g/h in row 1's
+-- coordinates (chartFractions on that layer), h the product of the entries' denominators.  So where h(y_1) != 0 the
+-- fiber is one point, (A / A_c, A_c V) given by regular functions of y: the same conclusion as a chart of weights,
+-- with denominators that do not involve the other rows (those of the weights' charts vanish where the other rows of
+-- V do: (3,2) at rank V = 1).  Returns the pulled-back h's, or a string saying why there are none.
+rowChartDenominators = (F, Av, Vv, d, e, charts, note) -> (
+    S := target F;
+    R := source F;
+    kk := coefficientRing S;
+    images := first entries F.matrix;
+    rowOf := v -> first last baseName v;
+    rows := apply(toList(1 .. e), o -> select(Vv, v -> rowOf v == o));
+    coordinates := apply(rows, Vo -> select(#images, i -> isSubset(support images#i, Av | Vo)));
+    if sum(coordinates, c -> #c) != #images then return "a coordinate involves two rows of V: not one attention layer";
+    injective := apply(rows, coordinates, (Vo, ix) -> (
+        L := (jacobian matrix{images_ix})^(apply(Vo, v -> index v));
+        saturate(minors(d, L), ideal Av) == ideal 1_S));
+    if not all(injective, identity) then
+        return "a row of V is not determined by A and its coordinates (L_A not injective off A = 0)";
+    note "every row of V is determined by A != 0 and its coordinates";
+    V1 := first rows;
+    b' := local b';  -- fresh names: a ring on the weights' own names would rebind them for the caller
+    S1 := kk[b'_1..b'_(#Av + #V1), Degrees => apply(Av | V1, degree)];
+    toS1 := map(S1, S, apply(gens S, v -> (i := position(Av | V1, u -> u == v); if i === null then 0_S1 else S1_i)));
+    z := local z;
+    R1 := kk[z_1..z_(#(first coordinates)), Degrees => apply(first coordinates, i -> degree R_i)];
+    F1 := map(S1, R1, apply(first coordinates, i -> toS1 images#i));
+    back := map(S, S1, Av | V1);
+    hw := apply(charts, c -> (
+        CF := chartFractions(F1, Chart => {c});
+        free := CF#"Free";
+        ofA := select(#free, j -> free#j < #Av);  -- A's entries come first in S1
+        if any(ofA, j -> (CF#"Fractions")#j === null) then return null;
+        h := product unique apply(ofA, j -> last (CF#"Fractions")#j);
+        note("row chart " | toString (gens S1)#c | ": degree " | toString first degree h);
+        back F1 sub((CF#"toS") h, vars R1)));
+    hw = select(hw, h -> h =!= null);
+    if #hw == 0 then "no row chart has an inverse of degree <= 3" else hw)
+
+singularByCharts = method(Options => {AllDenominators => 0, Charts => null, RowCharts => null,
+    Verbose => false})
 singularByCharts RingMap := List => o -> F -> (
     S := target F;
     R := source F;
@@ -163,46 +223,61 @@ singularByCharts RingMap := List => o -> F -> (
     note "finite";
     -- 2.
     charts := if o.Charts =!= null then o.Charts else {0, #Av};
-    hw := flatten apply(charts, c -> (
-        CF := chartFractions(F, Chart => {c}, AllDenominators => o.AllDenominators);
-        if any(CF#"Fractions", fr -> fr === null) then return {};
-        -- each common denominator serves every weight; else each weight has its own, and the chart's inverse is
-        -- regular where their product does not vanish
-        dens := if o.AllDenominators > 0 and #(CF#"Common") > 0 then CF#"Common" else {product unique CF#"Denominators"};
-        note("chart " | toString (gens S)#c | ": " | toString(#dens) | " denominators");
-        apply(dens, h -> F sub((CF#"toS") h, vars R))));
+    rowCharts := if o.RowCharts =!= null then o.RowCharts else {0, 1};
+    hw := if #rowCharts == 0 then {} else rowChartDenominators(F, Av, Vv, d, e, rowCharts, note);
+    if instance(hw, String) then return {false, hw};
+    hw = weightChartDenominators(F, charts, o.AllDenominators, note) | hw;
     if #hw == 0 then return {false, "no chart has an inverse of degree <= 3"};
-    -- 3., adding translates until B lies in the rank-one weights: every orbit of the symmetry with rank V = r meets
-    -- the slice V = [I_r 0; 0 0] (A free), so it suffices that B's points on each slice have A = 0 (r >= 2) or
-    -- rank A <= 1 (r = 1): small computations in the entries of A alone
+    -- 3. B = the common zeros of the charts' denominators; X is smooth off B and off every translate s(B), so Sing X
+    -- lies in the core of B: the points p with s p in B for every s in the group G = GL_d x GL_e.  G is irreducible,
+    -- so where a chart's denominator is a product of factors phi, G = union over phi of {s : phi(s p) = 0} forces one
+    -- phi with phi(s p) = 0 for every s: the core of a chart's zeros is the union of its factors' cores, and the core
+    -- of B is the intersection over the charts.  A factor's core is exact: phi(g^T A g, k V g) vanishes for every g, k
+    -- (a polynomial identity in their entries) exactly where all its coefficients in the entries of g and k vanish.
+    -- Every orbit with rank V = r meets the slice V = [I_r 0; 0 0] (A free), so it suffices that on each slice the
+    -- cores lie in A = 0 (r >= 2) or rank A <= 1 (r = 1): small computations in the entries of A alone.
+    -- the whole group acts linearly on X: F o s, for s with symbolic entries g, k, is a combination of F's coordinates
+    -- whose coefficients are polynomials in g and k (each coefficient of a monomial in g, k lies in the span of F)
     span := C -> rank last coefficients matrix{C};
+    (w', g', k') := (local w', local g', local k');
+    H := kk[w'_1..w'_(numgens S), g'_(1, 1)..g'_(d, d), k'_(1, 1)..k'_(e, e)];
+    Hg := transpose genericMatrix(H, H_(numgens S), d, d);
+    Hk := transpose genericMatrix(H, H_(numgens S + d * d), e, e);
+    moveH := map(H, S, flatten entries (transpose(Hg) * matrix pack(d, take(gens H, #Av)) * Hg) |
+        flatten entries (Hk * matrix pack(d, take(drop(gens H, #Av), #Vv)) * Hg), DegreeMap => d -> {first d});
+    backS := map(S, H, gens S | toList(d * d + e * e : 0_S), DegreeMap => d -> prepend(first d,
+        toList(degreeLength S - 1 : 0)));
+    moved := flatten apply(images, f -> flatten entries backS last coefficients(moveH f,
+        Variables => drop(gens H, numgens S)));
+    if span(images | moved) != span images then return {false, "(A, V) -> (g^T A g, k V g) " |
+        "does not act linearly on the closure: not one attention layer", #charts + #rowCharts, #hw};
     x := local x;
     SA := kk[x_1..x_(#Av)];
     Ax := matrix pack(d, gens SA);
-    onSlice := r -> map(SA, S, gens SA | flatten entries map(SA^e, SA^d, (i, j) -> if i == j and i < r then 1 else 0));
     minA := flatten entries gens minors(2, Ax);
-    sliceOff := (B, r) -> (
-        Bs := ideal apply(B, f -> (onSlice r) f);
-        if r >= 2 then (if dim Bs > 0 then {r} else {}) else select(minA, m -> saturate(Bs, m) != ideal 1_SA));
-    randomInvertible := n -> (M := random(kk^n, kk^n, Height => 3); while det M == 0 do M = random(kk^n, kk^n,
-        Height => 3); M);
-    all0 := hw;
-    used := 0;
-    off := {};
-    while true do (
-        off = flatten apply(toList(1 .. min(d, e)), r -> sliceOff(all0, r));
-        note("translates " | toString used | ": " | toString(#off) | " conditions fail on the slices");
-        if #off == 0 or used >= o.Translates then break;
-        g := randomInvertible d;
-        k := randomInvertible e;
-        s := map(S, S, flatten entries (transpose(g) * Am * g) | flatten entries (k * Vm * g));
-        moved := apply(images, f -> s f);
-        if span(images | moved) != span images then return {false, "(A, V) -> (g^T A g, k V g) does not act " |
-            "linearly on the closure: not one attention layer", #charts, #hw, used};
-        all0 = all0 | apply(hw, f -> s f);
-        used = used + 1);
-    if #off > 0 then return {false, "the charts' denominators and " | toString used | " translates vanish off the " |
-        "rank-one weights (on the slices V = [I_r 0])", #charts, #hw, used};
+    (gg, kk') := (local gg, local kk');
+    G := kk[gens SA, gg_(1, 1)..gg_(d, d), kk'_(1, 1)..kk'_(e, e)];
+    group := drop(gens G, #Av);
+    Gg := transpose genericMatrix(G, G_(#Av), d, d);
+    Gk := transpose genericMatrix(G, G_(#Av + d * d), e, e);
+    AG := matrix pack(d, take(gens G, #Av));
+    slice := r -> map(G^e, G^d, (i, j) -> if i == j and i < r then 1 else 0);
+    onOrbit := r -> map(G, S, flatten entries (transpose(Gg) * AG * Gg) | flatten entries (Gk * slice r * Gg),
+        DegreeMap => d -> {first d});
+    toSA := map(SA, G, gens SA | apply(group, v -> 0_SA));
+    core := (f, r) -> ideal toSA last coefficients((onOrbit r) f, Variables => group);
+    factors := apply(hw, h -> select(apply(toList factor h, p -> p#0), f -> #support f > 0));
+    note("factors of the denominators: " | toString apply(factors, fs -> apply(fs, f -> first degree f)));
+    -- on the slice of rank r: where a core must lie (A = 0, or rank A <= 1)
+    inside := (C, r) -> if r >= 2 then dim C <= 0 else all(minA, m -> saturate(C, m) == ideal 1_SA);
+    -- the slices where some choice of one factor per chart has common cores outside (the union over a chart's factors
+    -- distributes over the intersection of the charts; factors whose core alone is inside are left out)
+    off := select(toList(1 .. min(d, e)), r -> (
+        bad := apply(factors, fs -> select(apply(fs, f -> core(f, r)), C -> not inside(C, r)));
+        all(bad, b -> #b > 0) and any(fold(bad, {ideal 0_SA}, (choices, b) ->
+            flatten apply(choices, C -> apply(b, D -> C + D))), C -> not inside(C, r))));
+    if #off > 0 then return {false, "the cores of the charts' denominators leave the rank-one weights on the slices " |
+        "V = [I_r 0] of rank " | toString off, #charts + #rowCharts, #hw};
     note "the charts cover X off the rank-one functions";
     -- 4.
     (a, b, c, u) := (local a, local b, local c, local u);
@@ -215,8 +290,8 @@ singularByCharts RingMap := List => o -> F -> (
     two := flatten entries (transpose vu * vb) | flatten entries (transpose vc * va);
     (m1, m2) := (map(T, S, one), map(T, S, two));
     if m1 F.matrix != m2 F.matrix then
-        return {false, "the swap (a b^T, c e^T) -> (e b^T, c a^T) changes the function", #charts, #hw, used};
-    {true, "Sing X = the image of the weights with rank A <= 1 and rank V <= 1", #charts, #hw, used})
+        return {false, "the swap (a b^T, c e^T) -> (e b^T, c a^T) changes the function", #charts + #rowCharts, #hw};
+    {true, "Sing X = the image of the weights with rank A <= 1 and rank V <= 1", #charts + #rowCharts, #hw})
 
 -- the closure of the image of the functions with rank A <= 1 and rank V <= 1 (paper, Thm. 3.4): F composed with
 -- A_h = u_h w_h^T (or Q_h, K_h of rank one) and V_h = c_h e_h^T, for every head h, then the kernel

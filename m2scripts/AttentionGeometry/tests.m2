@@ -183,8 +183,7 @@ TEST ///
 
 TEST ///
   -- singularByCharts on the layer d = 2, d' = 1 (two tokens): the singular locus is the image of the rank-one
-  -- weights (the projection route's answer, an independent computation); with one denominator per chart the common
-  -- zeros are too large and the route says so instead of claiming it.
+  -- weights (the projection route's answer, an independent computation).
   S = QQ[A_(1,1), A_(1,2), A_(2,1), A_(2,2), V_(1,1), V_(1,2),
       Degrees => {{1,1,0,0}, {1,0,1,0}, {1,1,0,0}, {1,0,1,0}, {1,0,0,1}, {1,0,0,1}}];
   R = QQ[y_1..y_6, Degrees => {{2,0,1,1}, {2,0,1,1}, {2,1,0,1}, {2,1,0,1}, {2,0,1,1}, {2,1,0,1}}];

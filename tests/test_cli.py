@@ -63,6 +63,9 @@ def test_paper_report(m2, tmp_path):
     for claim in ("Corollary 3.3", "Theorem 3.2", "Theorem 3.4", "Eq. 14", "Theorem 3.9", "Eq. 16", "Figure 1"):
         assert claim in text
     assert "**Findings**" in text and "dims [2, 2, 2] ranks [1, 2]: computed 8, Eq. 14 gives 9" in text
+    for d, e in ((2, 2), (2, 3), (2, 4), (3, 1)):  # Thm. 3.4: the rank-one locus has dimension d' + 3d - 3
+        assert (f"lightning dims={d},{e} ranks={d} t=2: the singular locus (1 component(s), proved) equals the rank-one "
+                f"locus (dim {e + 3 * d - 3},") in text
     assert (tmp_path / "report.html").read_text().count("<table>") == 10
     assert "Beyond the paper: several heads" in text and "head shift" in text
     assert "Transformer blocks" in text and "Alexander-Hirschowitz" in text and "degree 64" in text

@@ -160,12 +160,13 @@ weightChartDenominators = (F, charts, all, note) -> (
 -- the denominators of row charts (step 2, RowCharts), pulled back to the weights.  Each coordinate of X is a
 -- coordinate of one output row o, bilinear in A and the row V_o: y_o = L_A V_o.  (a) L_A is injective wherever A != 0
 -- (its maximal minors vanish only there: checked), so given A every row of V is the unique solution of a linear
--- system, a regular function of (A, y) with A != 0.  (b) The coordinates of row 1 are a layer of output width 1 (the
--- same A, the row V_1); a chart of A there (A_c fixed at 1) writes every other entry of A as g/h in row 1's
--- coordinates (chartFractions on that layer), h the product of the entries' denominators.  So where h(y_1) != 0 the
--- fiber is one point, (A / A_c, A_c V) given by regular functions of y: the same conclusion as a chart of weights,
--- with denominators that do not involve the other rows (those of the weights' charts vanish where the other rows of
--- V do: (3,2) at rank V = 1).  Returns the pulled-back h's, or a string saying why there are none.
+-- system, a regular function of (A, y) with A != 0.  (b) The coordinates of rows 1..m are a layer of output width m
+-- (the same A, the rows V_1..V_m); a chart there (a weight c fixed at 1) writes every entry of A as g/h in those rows'
+-- coordinates (chartFractions on that layer), h the product of the entries' denominators.  So where h != 0 the fiber
+-- is one point, (A / c, c V) given by regular functions of y: the same conclusion as a chart of weights, with
+-- denominators that do not involve the other rows (those of the weights' charts vanish where the other rows of V do:
+-- (3,2) at rank V = 1).  charts: pairs {m, c} (c an index into A, V_1, ..., V_m; a bare c means {1, c}).  Returns the
+-- pulled-back h's, or a string saying why there are none.
 rowChartDenominators = (F, Av, Vv, d, e, charts, note) -> (
     S := target F;
     R := source F;
@@ -181,22 +182,27 @@ rowChartDenominators = (F, Av, Vv, d, e, charts, note) -> (
     if not all(injective, identity) then
         return "a row of V is not determined by A and its coordinates (L_A not injective off A = 0)";
     note "every row of V is determined by A != 0 and its coordinates";
-    V1 := first rows;
+    -- the layer of the first m rows (same A, the rows V_1 .. V_m), as a ring map of its own
     b' := local b';  -- fresh names: a ring on the weights' own names would rebind them for the caller
-    S1 := kk[b'_1..b'_(#Av + #V1), Degrees => apply(Av | V1, degree)];
-    toS1 := map(S1, S, apply(gens S, v -> (i := position(Av | V1, u -> u == v); if i === null then 0_S1 else S1_i)));
     z := local z;
-    R1 := kk[z_1..z_(#(first coordinates)), Degrees => apply(first coordinates, i -> degree R_i)];
-    F1 := map(S1, R1, apply(first coordinates, i -> toS1 images#i));
-    back := map(S, S1, Av | V1);
-    hw := apply(charts, c -> (
+    subLayer := m -> (
+        W := Av | flatten take(rows, m);
+        ix := flatten take(coordinates, m);
+        S1 := kk[b'_1..b'_(#W), Degrees => apply(W, degree)];
+        toS1 := map(S1, S, apply(gens S, v -> (i := position(W, u -> u == v); if i === null then 0_S1 else S1_i)));
+        R1 := kk[z_1..z_(#ix), Degrees => apply(ix, i -> degree R_i)];
+        (map(S1, R1, apply(ix, i -> toS1 images#i)), map(S, S1, W)));
+    hw := apply(charts, mc -> (
+        (m, c) := if instance(mc, ZZ) then (1, mc) else toSequence mc;
+        (F1, back) := subLayer m;
         CF := chartFractions(F1, Chart => {c});
         free := CF#"Free";
-        ofA := select(#free, j -> free#j < #Av);  -- A's entries come first in S1
+        ofA := select(#free, j -> free#j < #Av);  -- A's entries come first
         if any(ofA, j -> (CF#"Fractions")#j === null) then return null;
         h := product unique apply(ofA, j -> last (CF#"Fractions")#j);
-        note("row chart " | toString (gens S1)#c | ": degree " | toString first degree h);
-        back F1 sub((CF#"toS") h, vars R1)));
+        note("chart " | toString (flatten entries back.matrix)#c | " on rows 1.." | toString m | ": degree " |
+            toString first degree h);
+        back F1 sub((CF#"toS") h, vars source F1)));
     hw = select(hw, h -> h =!= null);
     if #hw == 0 then "no row chart has an inverse of degree <= 3" else hw)
 
@@ -223,7 +229,8 @@ singularByCharts RingMap := List => o -> F -> (
     note "finite";
     -- 2.
     charts := if o.Charts =!= null then o.Charts else {0, #Av};
-    rowCharts := if o.RowCharts =!= null then o.RowCharts else {0, 1};
+    rowCharts := if o.RowCharts =!= null then o.RowCharts else {{1, 0}, {1, 1}} | flatten apply(toList(2 .. e - 1),
+        m -> {{m, 0}, {m, #Av}});
     hw := if #rowCharts == 0 then {} else rowChartDenominators(F, Av, Vv, d, e, rowCharts, note);
     if instance(hw, String) then return {false, hw};
     hw = weightChartDenominators(F, charts, o.AllDenominators, note) | hw;

@@ -1,13 +1,13 @@
-"""Singular loci of one attention layer, side by side in one run: the projection route (the default of
-`m2bridge singular` for one head up to 24 coordinates: the support of O_Y / O_X for the Segre cone Y projected onto
-the closure X), the charts route (the default past them: inverse charts and their translates by the layer's symmetry;
-the component is then the rank-one locus, whose ideal is computed for its dimension and degree), the
+"""Singular loci of one attention layer, side by side in one run: the charts route (the default of `m2bridge singular`
+for one head and two tokens or more: inverse charts of the weights and row charts, the denominators' cores under the
+layer's symmetry; the component is then the rank-one locus, whose ideal is computed for its dimension and degree),
+the projection route (the support of O_Y / O_X for the Segre cone Y projected onto the closure X), the
 refinement route (minors of c generators at a time, each prime kept by the Jacobian criterion at its generic point;
 the first generators chosen at a point of the closure) and the textbook route (every c x c minor of the Jacobian,
 then the minimal primes), each in its own Macaulay2 session with a time limit, over QQ; and the comparison with the
 rank-one locus (Thm. 3.4).
 
-Usage: python bench/singular.py [--limit S] [--cases 2,1 2,1c 2,2v1 2,2 3,1 2,3 3,2]
+Usage: python bench/singular.py [--limit S] [--cases 2,1 2,1c 2,2v1 2,2 3,1 2,3 2,4 3,2 3,3]
                                 [--routes projection charts refine minors]
   (c: a causal mask; v1: value rank 1)
 """
@@ -44,10 +44,10 @@ def run(arch: LightningAttention, route: str, limit: float) -> str:
     try:
         m2.load_package()
         if route in ("projection", "charts"):
-            # each route below its own limit: the charts everywhere (limit 0), the projection everywhere (no limit)
-            with mock.patch.object(compute, "MAX_PROJECTION_COORDINATES", 0 if route == "charts" else 10 ** 6):
+            # each route alone, past its own limit (the projection everywhere)
+            with mock.patch.object(compute, "MAX_PROJECTION_COORDINATES", 10 ** 6):
                 t0 = time.perf_counter()
-                res = singular_locus(arch, m2, timeout=limit, force=True)
+                res = singular_locus(arch, m2, timeout=limit, force=True, route=route)
                 seconds = time.perf_counter() - t0
             if ("inverse charts" if route == "charts" else "pushed forward") not in res.provenance.method + res.notes[0]:
                 return f"not taken here ({res.notes[0][:60]}...)"

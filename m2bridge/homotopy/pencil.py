@@ -26,6 +26,7 @@ from m2bridge.deadline import past
 from m2bridge.homotopy import tracker
 from m2bridge.homotopy.dedup import new_points
 from m2bridge.homotopy.monodromy import MonodromyOptions, monodromy
+from m2bridge.homotopy.path_result import ReturnCode
 from m2bridge.homotopy.slice_kernels import SliceTables
 from m2bridge.homotopy.trace import TraceTest, off_affine
 
@@ -114,8 +115,9 @@ class PencilCheck:
     searches the witnesses by monodromy in (t, a) from them and the witnesses of earlier calls (the line u0 + s v
     and the slope a are drawn at the first call and kept), which also finds solutions at u0 still missing
     (``found``), and asks the trace along t after ``stall`` fresh loops in a row find nothing, until it passes or
-    ``patience`` more find nothing. ``last``: the last verdict; ``loops``, ``paths``: its monodromy's, summed. No
-    new loop after ``seconds`` from its making."""
+    ``patience`` more find nothing. ``last``: the last verdict; ``loops``, ``paths``: its monodromy's, summed;
+    ``stopped``: why its last monodromy stopped (its return code; None before the first call). No new loop after
+    ``seconds`` from its making."""
 
     def __init__(self, system: Any, u0: np.ndarray, rng: np.random.Generator, seconds: float | None = None,
                  stall: int = 1, patience: int = 6):
@@ -128,6 +130,7 @@ class PencilCheck:
         self.found = np.zeros((0, system.unknowns), dtype=complex)
         self.last = TraceTest(False, float("nan"), pencil=True)
         self.loops = self.paths = 0
+        self.stopped: ReturnCode | None = None
 
     def _draw(self, points: np.ndarray) -> None:
         n = self.system.n
@@ -161,6 +164,7 @@ class PencilCheck:
         self.found = new_points(points, Z[on_line, :-1])
         self.last = replace(trace, pencil=True, witnesses=len(self.witnesses))
         self.loops, self.paths = self.loops + found.loops, self.paths + found.paths
+        self.stopped = found.stopped
         return self.last.passed
 
 

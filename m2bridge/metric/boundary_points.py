@@ -16,9 +16,10 @@ from m2bridge.homotopy import DistanceSystem, seed
 from m2bridge.homotopy.dedup import new_points
 from m2bridge.homotopy.krawczyk import Box, krawczyk, lagrange_system, repeated
 from m2bridge.homotopy.monodromy import MonodromyOptions, MonodromyResult, monodromy
+from m2bridge.homotopy.path_result import ReturnCode
 from m2bridge.homotopy.pipeline import Solved, solve_and_track
 from m2bridge.homotopy.tracker import noise, track_all
-from m2bridge.metric.engine import monodromy_count
+from m2bridge.metric.engine import monodromy_count, stop_reason
 from m2bridge.results import Status
 
 
@@ -69,9 +70,10 @@ QUIET_WITH_TARGET, QUIET_WITHOUT = 25, 8  # fresh loops in a row finding nothing
 
 
 def _went_on(lost: int, arrived: int, found: int, more: MonodromyResult) -> str:
+    """What monodromy at X0 added: why it ran, the points after it, its loops, paths and return code."""
     why = f"{lost} paths did not arrive, so monodromy at X0 went on from the {arrived} that did" if lost else \
         f"all {arrived} arrived, fewer than due, so monodromy at X0 went on from them"
-    return f"; {why}: {found} after {more.loops} loops ({more.paths} paths)"
+    return f"; {why}: {found} after {more.loops} loops ({more.paths} paths, return code {more.stopped})"
 
 
 def _toward(system: DistanceSystem, solved: Solved, goal: int, target: int | None, u: np.ndarray,
@@ -97,12 +99,13 @@ def _toward(system: DistanceSystem, solved: Solved, goal: int, target: int | Non
         before, ends = len(ends), joined(ends, more.points)
         how += _went_on(len(first) - before, before, len(ends), more)
     if len(ends) < goal and not budget.expired:
-        points, base, bases, loops, paths = other_bases(system, first, solved.base, goal, rng, budget, target)
+        points, base, bases, loops, paths, stopped = other_bases(system, first, solved.base, goal, rng, budget, target)
         if len(points) > len(first):
             ends = joined(ends, track_all(system, points, base, U, rng, strict=True, until=until))
+        last = "" if stopped is None else f"; monodromy at the last stopped ({stop_reason(stopped)})"
         count = Count(max(len(points), len(first)), f"monodromy ({solved.monodromy.loops + loops} loops, "
                       f"{solved.monodromy.paths + paths} paths; {len(first)} points at the first base point, "
-                      f"{len(points)} after {bases} more)", "lower bound: no trace test at the other base points",
+                      f"{len(points)} after {bases} more)", f"lower bound: no trace test at the other base points{last}",
                       {}, budget.elapsed(), status=Status.LOWER_BOUND)
         how += f"; {count.method}, tracked to X0: {len(ends)}"
     return ends, how, count
@@ -112,16 +115,19 @@ OTHER_BASES = 4  # the most base points monodromy moves to while it is below a c
 
 
 def other_bases(system: DistanceSystem, points: np.ndarray, base: np.ndarray, goal: int, rng: np.random.Generator,
-                budget: Budget, target: int | None = None) -> tuple[np.ndarray, np.ndarray, int, int, int]:
+                budget: Budget, target: int | None = None
+                ) -> tuple[np.ndarray, np.ndarray, int, int, int, ReturnCode | None]:
     """While monodromy's points are fewer than ``goal``: track them to another random real base point of the same
     size (a path each) and go on with monodromy there, to ``target`` (an exact count; 25 quiet fresh loops at most)
     or, without one, until 8 fresh loops in a row find nothing. Where a base point's
     solutions include clusters near infinity (about a fifth of the twelve-variable boundaries' critical points lie at
     10^5 to 10^9 times the data's size), solutions of one cluster lie within double precision's noise of each other
     and are kept as one; at another base point the clusters differ. Returns the most points found and their base
-    point, the number of other base points, loops and paths."""
+    point, the number of other base points, loops and paths, and why monodromy at the last stopped (its return code;
+    ``timeout`` ends the moves; None: no other base point)."""
     best, best_base = points, base
     bases = loops = paths = 0
+    stopped: ReturnCode | None = None
     size = float(np.linalg.norm(base))
     while len(best) < goal and bases < OTHER_BASES and not budget.expired:
         other = (rng.standard_normal(system.n) * size / np.sqrt(system.n)).astype(complex)
@@ -130,9 +136,12 @@ def other_bases(system: DistanceSystem, points: np.ndarray, base: np.ndarray, go
                            stall=QUIET_WITHOUT if target is None else QUIET_WITH_TARGET, seconds=budget.left(1.0),
                            wide=True)
         bases, loops, paths = bases + 1, loops + result.loops, paths + len(best) + result.paths
+        stopped = result.stopped
         if len(result.points) > len(best):
             best, best_base = result.points, other
-    return best, best_base, bases, loops, paths
+        if stopped is ReturnCode.TIMEOUT:  # its time limit (the budget's), or a stop of the run
+            break
+    return best, best_base, bases, loops, paths, stopped
 
 
 def beside_one_prime(one_prime: Count, mono: Count, proved_points: int, proved: bool) -> Count:

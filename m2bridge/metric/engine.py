@@ -27,6 +27,7 @@ import sympy
 from m2bridge.bridge.session import Macaulay2
 from m2bridge.exact.counts import Count
 from m2bridge.exact.metric_m2 import distance_critical_matrices
+from m2bridge.homotopy.path_result import ReturnCode
 from m2bridge.homotopy.pipeline import Solved
 from m2bridge.results import Status
 
@@ -58,14 +59,37 @@ class CriticalPoint:
                 "weight_residual": self.weight_residual, "newton_residual": self.residual}
 
 
+STOP_REASONS: dict[ReturnCode, str] = {  # what monodromy's return code means, for the notes and certificates
+    ReturnCode.SUCCESS: "its target count reached, or the trace test passed",
+    ReturnCode.HEURISTIC_STOP: "fresh loops in a row found nothing new",
+    ReturnCode.MAX_LOOPS: "its loop limit reached",
+    ReturnCode.TIMEOUT: "its time limit, or a stop of the run",
+    ReturnCode.FAILED_PATHS: "no solution to start from",
+    ReturnCode.DUPLICATES: "two paths ended at one solution",
+}
+
+
+def stop_reason(code: ReturnCode) -> str:
+    """Why monodromy stopped, in its return code's words: ``timeout: its time limit, or a stop of the run``."""
+    return f"{code.value}: {STOP_REASONS[code]}"
+
+
 def monodromy_count(solved: Solved, seconds: float) -> Count:
-    """The number of solutions monodromy found, verified when its trace test passed, else a lower bound."""
+    """The number of solutions monodromy found, verified when its trace test passed, else a lower bound whose
+    certificate says why monodromy stopped (its return code) and what the trace test said."""
     result, trace = solved.monodromy, solved.trace
-    return Count(len(result.points), f"monodromy ({result.loops} loops, {result.paths} paths)",
-                 f"trace test passed (the trace is affine: {trace.describe()})" if trace.passed else
-                 "lower bound: monodromy was stopped (its time limit, or a stop of the run) before the trace test "
-                 "could finish, so solutions may be missing" if np.isnan(trace.deviation) else
-                 f"lower bound: the trace test failed ({trace.describe()}), so solutions may be missing",
+    stopped = f"monodromy stopped ({stop_reason(result.stopped)})"
+    if trace.passed:
+        certificate = f"trace test passed (the trace is affine: {trace.describe()})"
+    elif result.stopped is ReturnCode.TIMEOUT and np.isnan(trace.deviation):
+        certificate = f"lower bound: {stopped} before the trace test could finish, so solutions may be missing"
+    elif np.isnan(trace.deviation):  # monodromy stopped by its own rule, the trace test then out of time
+        certificate = (f"lower bound: {stopped}, then the trace test did not finish (its time limit, or a stop of "
+                       "the run), so solutions may be missing")
+    else:
+        certificate = (f"lower bound: the trace test failed ({trace.describe()}) and {stopped}, so solutions may "
+                       "be missing")
+    return Count(len(result.points), f"monodromy ({result.loops} loops, {result.paths} paths)", certificate,
                  {}, seconds, status=Status.VERIFIED if trace.passed else Status.LOWER_BOUND)
 
 

@@ -26,11 +26,12 @@ from m2bridge.exact.counts import Count, ProfileModel
 from m2bridge.homotopy.tables import PolynomialTables, WeightTables
 from m2bridge.homotopy.dedup import new_points
 from m2bridge.homotopy.monodromy import MonodromyOptions, monodromy
+from m2bridge.homotopy.path_result import ReturnCode
 from m2bridge.homotopy.pipeline import solve_and_track
 from m2bridge.homotopy.systems import monomial_table, monomials
 from m2bridge.homotopy.trace import TraceTest
 from m2bridge.homotopy.tracker import complex_normal, newton, solve_linear
-from m2bridge.metric.engine import CriticalPoint
+from m2bridge.metric.engine import CriticalPoint, stop_reason
 from m2bridge.results import Status
 
 
@@ -222,6 +223,8 @@ class WeightPoints:
     per_function: int = 1
     carried: str = ""  # the certificate of a count carried from a generic form's complete set (form homotopy)
     carried_status: Status = Status.LOWER_BOUND  # and its status
+    stopped: ReturnCode | None = None  # why monodromy at the random target stopped (None: no monodromy)
+    filled_stopped: ReturnCode | None = None  # why monodromy at the data's targets stopped, where it filled in
 
     @classmethod
     def unsearched(cls, system: Any, u: np.ndarray, note: str, per_function: int = 1) -> "WeightPoints":
@@ -232,10 +235,15 @@ class WeightPoints:
                    u=np.asarray(u, dtype=complex), per_function=per_function)
 
     def trace_verdict(self) -> str:
-        """What the trace test said where it did not pass: fails, did not finish, or could not be run."""
-        return ("fails" if np.isfinite(self.deviation) else "did not finish (out of time, or the run was stopped)"
-                if np.isnan(self.deviation) else
-                "could not be run")
+        """What the trace test said where it did not pass (fails, did not finish, or could not be run), with why
+        monodromy stopped (its return code, ``stopped``) where it did not finish or the search was cut short."""
+        stopped = None if self.stopped is None else f"monodromy stopped ({stop_reason(self.stopped)})"
+        if np.isnan(self.deviation):
+            return ("did not finish (out of time, or the run was stopped)" if stopped is None else
+                    f"did not finish: {stopped}" if self.stopped is ReturnCode.TIMEOUT else
+                    f"did not finish (out of time, or the run was stopped) after {stopped}")
+        verdict = "fails" if np.isfinite(self.deviation) else "could not be run"
+        return f"{verdict}, and {stopped}" if self.stopped in (ReturnCode.TIMEOUT, ReturnCode.MAX_LOOPS) else verdict
 
     def count(self, method: str, seconds: float, generic: bool = False) -> Count:
         """The number of critical points at the data as a :class:`Count`: certified when the trace test passed at the
@@ -266,9 +274,8 @@ class WeightPoints:
             how = (f"lower bound: the trace test passes at a random target ({self.at_random} points), but only "
                    f"{self.found} of them arrived at the data")
         else:
-            how = (f"lower bound: the trace test {self.trace_verdict()}"
-                   + f" ({self.at_random} points at a random target, {self.loops} monodromy loops): some "
-                   "critical points may be missing")
+            how = (f"lower bound: {self.at_random} points at a random target after {self.loops} monodromy loops, and "
+                   f"the trace test {self.trace_verdict()}; some critical points may be missing")
         return Count(self.found, method, how, {}, seconds, status=status)
 
 
@@ -321,7 +328,7 @@ def system_points(system: Any, u: np.ndarray | None, target: int | None, at_u: i
         u, ends = solved.base, result.points
     traced, deviation = trace.passed, trace.deviation
     found = len(result.points)
-    filled = ""
+    filled, refilled = "", None
     goal = at_u if at_u is not None else found if target is None and traced else None  # the number due at u
     if goal is not None and 0 < len(ends) < goal:  # paths lost on the way: monodromy at the data itself fills in
         before = len(ends)
@@ -329,25 +336,37 @@ def system_points(system: Any, u: np.ndarray | None, target: int | None, at_u: i
                          stall=25 if at_u is not None else 8, max_loops=max_loops, seconds=budget.left(1.0), orbit=orbit)
         ends = more.points
         filled = (f"; {found - before} paths did not arrive, so monodromy at the data's targets went on from the "
-                  f"{before} that did: {len(ends)} after {more.loops} loops ({more.paths} paths)")
+                  f"{before} that did: {len(ends)} after {more.loops} loops ({more.paths} paths, return code "
+                  f"{more.stopped})")
+        refilled = more.stopped
     complete = (found == target or (target is None and traced)) and len(ends) == (found if at_u is None else at_u)
     how = (f"the exact count is {target}" if target is not None else "no exact count") + (
         "; the trace test (the sum of the points c along a random complex line of targets is affine) "
         + ((("passes" if traced else "fails") + f", {trace.describe()}") if np.isfinite(deviation) else
-           "did not finish: the run's time left (--timeout) ran out, or the run was stopped" if np.isnan(deviation) else
+           _unfinished(result.stopped) if np.isnan(deviation) else
            "could not be run: on every random line tried a path failed or two met"))
     each = f" ({per_function} solutions per critical function)" if per_function > 1 else ""
     base = "complex" if np.any(result.u0.imag) else "real"  # real: the points came in conjugate pairs
     note = ((f"{len(ends)} complex solutions{each} found by monodromy {system.space} at a random {base} target, "
              "which is their targets" if at_base else f"{len(ends)} complex solutions at the data{each}, tracked "
              f"from the {found} found by monodromy {system.space} at a random {base} target")
-            + f" ({result.loops} loops, {result.paths} paths){filled}; {how}"
+            + f" ({result.loops} loops, {result.paths} paths, return code {result.stopped}){filled}; {how}"
             + ("" if complete else f": {len(ends)} distinct solutions at the data, more than the exact count {at_u}: "
                "the count or the points are wrong, so neither is certified" if at_u is not None and len(ends) > at_u
                else ": some critical points may be missing, so the real ones listed are a subset"))
     return WeightPoints([] if at_base else listed(system, ends, u, per_function), len(ends) // per_function, target,
                         result.loops, result.paths, complete, note, traced, system.names, found // per_function,
-                        deviation, trace.margin, ends, system, np.asarray(u, dtype=complex), per_function)
+                        deviation, trace.margin, ends, system, np.asarray(u, dtype=complex), per_function,
+                        stopped=result.stopped, filled_stopped=refilled)
+
+
+def _unfinished(stopped: ReturnCode) -> str:
+    """The trace test out of time, with why monodromy stopped before it (its return code)."""
+    if stopped is ReturnCode.TIMEOUT:
+        return (f"did not finish: monodromy stopped ({stopped}: the run's time left (--timeout) ran out, or the run was "
+                "stopped)")
+    return (f"did not finish: the run's time left (--timeout) ran out, or the run was stopped, after monodromy stopped "
+            f"({stop_reason(stopped)})")
 
 
 def listed(system: Any, ends: np.ndarray, u: np.ndarray, per_function: int) -> list[CriticalPoint]:

@@ -105,7 +105,8 @@ def _toward(system: DistanceSystem, solved: Solved, goal: int, target: int | Non
         last = "" if stopped is None else f"; monodromy at the last stopped ({stop_reason(stopped)})"
         count = Count(max(len(points), len(first)), f"monodromy ({solved.monodromy.loops + loops} loops, "
                       f"{solved.monodromy.paths + paths} paths; {len(first)} points at the first base point, "
-                      f"{len(points)} after {bases} more)", f"lower bound: no trace test at the other base points{last}",
+                      f"{len(points)} after {bases} more)",
+                      f"lower bound: no trace test at the other base points{last}",
                       {}, budget.elapsed(), status=Status.LOWER_BOUND)
         how += f"; {count.method}, tracked to X0: {len(ends)}"
     return ends, how, count

@@ -77,7 +77,8 @@ def solve_and_track(system: Any, start: np.ndarray, u0: np.ndarray, u: np.ndarra
         check = PencilCheck(system, u0, rng, seconds=budget.left(1.0))
         check(result.points)
         points = np.vstack([result.points, check.found])  # the verdict is on these
-        result = replace(result, points=points, loops=result.loops + check.loops, paths=result.paths + check.paths)
+        result = replace(result, points=points, loops=result.loops + check.loops, paths=result.paths + check.paths,
+                         stopped=check.stopped or result.stopped)  # the last search's reason
         trace = check.last
     solve_seconds = budget.elapsed()
     ends = (track_all(system, result.points, u0, np.asarray(u, dtype=complex), rng) if u is not None else

@@ -13,7 +13,6 @@ import numpy as np
 from m2bridge.deadline import past
 from m2bridge.homotopy import tracker
 from m2bridge.homotopy.path_result import PathCode, path_results
-from m2bridge.homotopy.system import PolynomialSystem
 
 SMALL, LARGE = 2000, 20000  # the step budgets of a path: the first try, and the retry of a slow path
 
@@ -52,8 +51,9 @@ class SystemLegs(Legs):
     ``steps`` steps, :data:`LARGE` ten times as many. ``wide`` is kept for the driver and not used (the system is
     tracked in double)."""
 
-    def __init__(self, system: PolynomialSystem, until: float | None, wide: bool, threads: int | None = None,
-                 codes: dict[str, int] | None = None, steps: int = 10000) -> None:
+    # the system's type spelled out: Sphinx finds two classes named PolynomialSystem (metric.weight_points has one)
+    def __init__(self, system: "m2bridge.homotopy.system.PolynomialSystem", until: float | None, wide: bool,
+                 threads: int | None = None, codes: dict[str, int] | None = None, steps: int = 10000) -> None:
         super().__init__(system, until, wide)
         self.threads, self.steps = threads, steps
         self.codes = {c.value: 0 for c in PathCode} if codes is None else codes

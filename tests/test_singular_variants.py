@@ -243,6 +243,7 @@ def test_value_rank_one_at_23_without_the_singular_command(m2):
 _RESULTANT_ORDERS = """
 needsPackage "Resultants";
 setRandomSeed 1;
+t = symbol t; z = symbol z;  -- the suite's session may have bound these names to other things
 hT = QQ[t]; hL = hT[z_1..z_3, Join => false];
 hZ = matrix{{z_1, z_2, z_3}};
 hQuads = (A1, A2, v1, v2) -> (A1 = sub(A1, hL); A2 = sub(A2, hL); v1 = sub(v1, hL); v2 = sub(v2, hL);

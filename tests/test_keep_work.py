@@ -77,6 +77,24 @@ def _command(pid: int) -> str:
         return ""
 
 
+def _interrupted(command: list[str], preexec, ready, signals: int, limit: float) -> tuple[int, str, str]:
+    """Run ``command`` (SIGINT as in a foreground shell: ``preexec``), wait until ``ready(stderr reader)`` returns,
+    send ``signals`` SIGINTs and wait at most ``limit`` seconds (then kill it): (exit code, stderr, stdout)."""
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
+                            preexec_fn=preexec)
+    err, stdout = Reader(proc.stderr), Reader(proc.stdout)
+    try:
+        ready(err)
+        for _ in range(signals):
+            proc.send_signal(signal.SIGINT)
+        proc.wait(limit)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    return proc.returncode, err.join(), stdout.join()
+
+
 def test_the_time_limit_during_training_prints_the_report_and_exits_0(m2):
     # 2000 runs of each optimizer cannot finish in 40 s (an 8 s limit finished 20 of each); the counts and points take a few
     # seconds, more on a loaded machine (15 s was cut in the search once, with the suite and a second job running).
@@ -103,21 +121,12 @@ def test_the_time_limit_during_training_prints_the_report_and_exits_0(m2):
 def test_ctrl_c_during_training_prints_the_report_and_exits_130(m2, sigint, signals):
     # one Ctrl-C, or two in a row, once the training runs have started: the report with the counts, the points and
     # the runs finished. Before: exit 130 with nothing on standard output
-    proc = subprocess.Popen([*LOSS, "--runs", "300"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=ENV, preexec_fn=sigint)
-    err, stdout = Reader(proc.stderr), Reader(proc.stdout)
-    try:
+    def training_started(err: Reader) -> None:
         assert err.wait_for("training runs", 120), err.text[-3000:]
         time.sleep(1.0)
-        for _ in range(signals):
-            proc.send_signal(signal.SIGINT)
-        proc.wait(60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
-    text, out = err.join(), stdout.join()
-    assert proc.returncode == 130, text[-3000:]
+
+    returncode, text, out = _interrupted([*LOSS, "--runs", "300"], sigint, training_started, signals, 60)
+    assert returncode == 130, text[-3000:]
     assert "critical points of the loss on the smooth part of the closure (complex): 14 (exact" in out
     assert "real critical points: 4 of 14 complex" in out
     assert "training (end points matched" in out and "stopped early by Ctrl-C:" in out
@@ -189,18 +198,7 @@ def test_the_time_limit_ends_the_numeric_critical_locus_with_what_it_found():
 
 
 def test_ctrl_c_ends_the_numeric_critical_locus_with_what_it_found_and_exits_130(sigint):
-    proc = subprocess.Popen(CRITICAL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
-                            preexec_fn=sigint)
-    err, stdout = Reader(proc.stderr), Reader(proc.stdout)
-    try:
-        time.sleep(25)
-        proc.send_signal(signal.SIGINT)
-        proc.wait(120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
-    text, out = err.join(), stdout.join()
-    assert proc.returncode == 130, text[-3000:]
+    returncode, text, out = _interrupted(CRITICAL, sigint, lambda err: time.sleep(25), 1, 120)
+    assert returncode == 130, text[-3000:]
     assert "critical points in weights" in out and "lower bound" in out and "Ctrl-C" in out, out
     assert "Traceback" not in text and "m2bridge: stopping on Ctrl-C" in text

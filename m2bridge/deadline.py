@@ -143,10 +143,11 @@ def watched_call(work: Callable[[], None], should_stop: Callable[[], bool], flag
         raise errors[0]
 
 
-def stop_reason() -> str | None:
-    """Why the searches inside :func:`stoppable` were asked to stop (None: they were not)."""
+def stop_reason(default: str | None = None) -> str | None:
+    """Why the searches inside :func:`stoppable` were asked to stop (``default`` where they were not: a search's own
+    time limit, say)."""
     stopping = run_context.current().stopping
-    return stopping.reasons[0] if stopping is not None and stopping.reasons else None
+    return stopping.reasons[0] if stopping is not None and stopping.reasons else default
 
 
 def request_stop(reason: str) -> None:

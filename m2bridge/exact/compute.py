@@ -251,13 +251,12 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
         comparison = {"rank_one_locus": Component(int(rank_one[0]), int(rank_one[1]),
                                                   [as_expression(e) for e in rank_one[2]]),
                       "equal": bool(equal), "whole_closure": bool(everything)}
+        outside = "the theorem asks for t >= 2, one head and a >= 2 or d' >= 2"
         if everything and not found:  # "does not equal" read as a counterexample here: say what it is
-            verdict = ("they are the whole closure, which is smooth (the singular locus is empty; the theorem asks "
-                       "for t >= 2, one head and a >= 2 or d' >= 2)")
+            verdict = f"they are the whole closure, which is smooth (the singular locus is empty; {outside})"
         else:
             verdict = ("the singular locus " + ("equals it" if equal else "does NOT equal it")
-                       + ("; they are the whole closure (the theorem asks for t >= 2, one head and a >= 2 or "
-                          "d' >= 2)" if everything else ""))
+                       + (f"; they are the whole closure ({outside})" if everything else ""))
         notes.append("the functions with rank A <= 1 and rank V <= 1 (paper, Thm. 3.4) have closure of dimension "
                      f"{rank_one[0]} and degree {rank_one[1]}: " + verdict)
     return ComponentsResult("singular locus", arch, "reduced coordinates y", _components(found), prov,

@@ -160,12 +160,11 @@ class PolynomialSystem:
                 generic_kernels.track_paths(self.table, self.top, X0, UA, UB, float(min_step), int(max_steps),
                                             float(max_step), rules, stop, X, codes, t, steps, accuracy)
 
-        if not m:
-            pass
-        elif until is None and not stoppable_region():
-            run()
-        else:  # the kernel runs beside this thread, which watches the time and Ctrl-C and raises the kernel's flag
+        if m and (until is not None or stoppable_region()):
+            # the kernel runs beside this thread, which watches the time and Ctrl-C and raises the kernel's flag
             watched_call(run, lambda: past(until), stop)
+        elif m:
+            run()
         return Tracked(X, codes, t, steps, accuracy)
 
     def specialize(self, p: Sequence[complex]) -> list[sympy.Expr]:

@@ -194,8 +194,8 @@ class SliceSolve:
 def two_homogeneous_solve(rs: RankSystem, rng: np.random.Generator, max_paths: int,
                           until: float | None = None) -> tuple[list, Any, int]:
     """The paths of the linear-product homotopy from the start system to F^h on the slice at b0 (module docstring):
-    (path results, homotopy, count); the ends in (h, theta, w0, W). ``until``: no batch of paths starts after this
-    :func:`time.monotonic` time or a stop (those paths come back ``stopped``)."""
+    (path results, homotopy, count); the ends in (h, theta, w0, W). ``until``: the paths still running at this
+    :func:`time.monotonic` time, or at a stop, end there (code ``stopped``)."""
     f, N, q = rs.fmap, rs.N, rs.q
     n, e = f.n, max(1, rs.polys.degree)
     count = comb(q + N, q) * e ** q
@@ -302,9 +302,12 @@ def solve_slice(rs: RankSystem, r: int, rng: np.random.Generator, max_paths: int
         X, _ = rs.system.newton(X, rs.b0, steps=2)
     distinct = _distinct(X, n)
     status = Status.VERIFIED if not failed and len(distinct) == len(X) else Status.LOWER_BOUND
-    unstarted = codes[PathCode.STOPPED.value]
-    problems = ([f"{unstarted} of {len(paths)} paths stopped ({stop_reason() or 'the time limit'})"] if unstarted
-                else []) + ([f"{failed - unstarted} of {len(paths)} paths failed"] if failed > unstarted else [])
+    cut = codes[PathCode.STOPPED.value]  # counted among the failed too
+    problems = []
+    if cut:
+        problems.append(f"{cut} of {len(paths)} paths stopped ({stop_reason('the time limit')})")
+    if failed > cut:
+        problems.append(f"{failed - cut} of {len(paths)} paths failed")
     if len(distinct) < len(X):
         problems.append(f"{len(X) - len(distinct)} duplicate ends")
     reason = "; ".join(problems) or "every path ended"

@@ -159,7 +159,7 @@ def critical_locus_of_map(fmap: PolynomialMap, seeds: int = 8, seed: int = 0, ti
     candidates = [p for p in structured if sigma_ratio(fmap.jacobian(p), r) < DROP]
     for i in range(len(candidates) + seeds):
         if past(deadline):
-            failures.append(f"{stop_reason() or 'the time limit'} after {tried} of {len(candidates) + seeds} seeds")
+            failures.append(f"{stop_reason('the time limit')} after {tried} of {len(candidates) + seeds} seeds")
             break
         tried += 1
         if i < len(candidates):

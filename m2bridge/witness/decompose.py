@@ -135,7 +135,7 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
         new_here: list[Found] = []
         for rho in range(r - 1, -1, -1):
             if past(deadline):
-                stopped = f"{stop_reason() or 'the time limit'} at dimension {d}"
+                stopped = f"{stop_reason('the time limit')} at dimension {d}"
                 break
             count, total = path_count(max(1, polys.degree), q, rho, r, n)
             if count > max_paths:

@@ -127,9 +127,10 @@ singularByProjection(Ideal, Ring, Matrix) := o -> (J, R1, pt) -> (
 --     with AllDenominators > 0 every common denominator of the least degree, else the one the search picks; where
 --     the weights have denominators of their own, their product).  Where h(x) != 0 the fiber over x is one point,
 --     given by regular functions of x: pi is an isomorphism there (its inverse a morphism), onto a smooth Y; so X is
---     smooth off the common zeros of the denominators.  Row charts (RowCharts, the first two entries of A by
---     default): the same with a chart of A on the coordinates of the first output row alone, each row of V then
---     solved linearly (rowChartDenominators).  B: the common zeros of every chart's denominator.
+--     smooth off the common zeros of the denominators.  Row charts (RowCharts; by default the first two entries of A
+--     on row 1, and for d' >= 3 the first entries of A and of V on rows 1..m, m < d'): the same with a chart of A on
+--     the coordinates of the first m output rows alone, each row of V then solved linearly (rowChartDenominators).
+--     B: the common zeros of every chart's denominator.
 --  3. The layer's symmetry s(A, V) = (g^T A g, k V g) acts on X by linear maps (F o s is a combination of F's
 --     coordinates with coefficients polynomial in g and k: checked with g, k symbolic), so X is smooth off every
 --     translate of B, and Sing X lies in the core of B: the points whose whole orbit lies in B.  It lies in the
@@ -220,8 +221,6 @@ singularByCharts RingMap := List => o -> F -> (
     d := #unique apply(Av, v -> first last baseName v);
     e := #Vv // d;
     if d * d != #Av or d * e != #Vv then return {false, "not one head in the attention-matrix form"};
-    Am := matrix pack(d, Av);
-    Vm := matrix pack(d, Vv);
     images := first entries F.matrix;
     -- 1.
     if saturate(saturate(ideal images, ideal Av), ideal Vv) != ideal 1_S then
@@ -246,33 +245,26 @@ singularByCharts RingMap := List => o -> F -> (
     -- the whole group acts linearly on X: F o s, for s with symbolic entries g, k, is a combination of F's coordinates
     -- whose coefficients are polynomials in g and k (each coefficient of a monomial in g, k lies in the span of F)
     span := C -> rank last coefficients matrix{C};
+    -- one ring for both: the weights' entries, then g and k with symbolic entries; moveBy Vm: (A, Vm) -> (g^T A g, k Vm g)
     (w', g', k') := (local w', local g', local k');
     H := kk[w'_1..w'_(numgens S), g'_(1, 1)..g'_(d, d), k'_(1, 1)..k'_(e, e)];
+    group := drop(gens H, numgens S);
     Hg := transpose genericMatrix(H, H_(numgens S), d, d);
     Hk := transpose genericMatrix(H, H_(numgens S + d * d), e, e);
-    moveH := map(H, S, flatten entries (transpose(Hg) * matrix pack(d, take(gens H, #Av)) * Hg) |
-        flatten entries (Hk * matrix pack(d, take(drop(gens H, #Av), #Vv)) * Hg), DegreeMap => d -> {first d});
-    backS := map(S, H, gens S | toList(d * d + e * e : 0_S), DegreeMap => d -> prepend(first d,
+    moveBy := Vm -> map(H, S, flatten entries (transpose(Hg) * matrix pack(d, take(gens H, #Av)) * Hg) |
+        flatten entries (Hk * Vm * Hg), DegreeMap => deg -> {first deg});
+    backS := map(S, H, gens S | toList(#group : 0_S), DegreeMap => deg -> prepend(first deg,
         toList(degreeLength S - 1 : 0)));
-    moved := flatten apply(images, f -> flatten entries backS last coefficients(moveH f,
-        Variables => drop(gens H, numgens S)));
+    moved := flatten apply(images, f -> flatten entries backS last coefficients(
+        (moveBy matrix pack(d, take(drop(gens H, #Av), #Vv))) f, Variables => group));
     if span(images | moved) != span images then return {false, "(A, V) -> (g^T A g, k V g) " |
         "does not act linearly on the closure: not one attention layer", #charts + #rowCharts, #hw};
     x := local x;
     SA := kk[x_1..x_(#Av)];
-    Ax := matrix pack(d, gens SA);
-    minA := flatten entries gens minors(2, Ax);
-    (gg, kk') := (local gg, local kk');
-    G := kk[gens SA, gg_(1, 1)..gg_(d, d), kk'_(1, 1)..kk'_(e, e)];
-    group := drop(gens G, #Av);
-    Gg := transpose genericMatrix(G, G_(#Av), d, d);
-    Gk := transpose genericMatrix(G, G_(#Av + d * d), e, e);
-    AG := matrix pack(d, take(gens G, #Av));
-    slice := r -> map(G^e, G^d, (i, j) -> if i == j and i < r then 1 else 0);
-    onOrbit := r -> map(G, S, flatten entries (transpose(Gg) * AG * Gg) | flatten entries (Gk * slice r * Gg),
-        DegreeMap => d -> {first d});
-    toSA := map(SA, G, gens SA | apply(group, v -> 0_SA));
-    core := (f, r) -> ideal toSA last coefficients((onOrbit r) f, Variables => group);
+    minA := flatten entries gens minors(2, matrix pack(d, gens SA));
+    toSA := map(SA, H, gens SA | toList(numgens H - #Av : 0_SA));
+    slice := r -> map(H^e, H^d, (i, j) -> if i == j and i < r then 1 else 0);
+    core := (f, r) -> ideal toSA last coefficients((moveBy slice r) f, Variables => group);
     factors := apply(hw, h -> select(apply(toList factor h, p -> p#0), f -> #support f > 0));
     note("factors of the denominators: " | toString apply(factors, fs -> apply(fs, f -> first degree f)));
     -- on the slice of rank r: where a core must lie (A = 0, or rank A <= 1)

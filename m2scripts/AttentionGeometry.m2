@@ -59,7 +59,10 @@ export {
     "MaxDenominatorDegree",
     "MaxCommonSize",
     "AllDenominators",
-    "RowCharts"
+    "RowCharts",
+    "sameVectorLocus",
+    "conjugateSample",
+    "layerRanks"
     }
 
 -- The neuromanifold of a network is the image of a ring map F : R -> S
@@ -75,6 +78,7 @@ load "./AttentionGeometry/loci.m2"             -- singularComponents, singularRa
 load "./AttentionGeometry/charts.m2"           -- chartFiber, chartDegree (and chartParts, used by weightCriticalSystem)
 load "./AttentionGeometry/critical.m2"         -- distanceCritical, weightCritical(System), hypersurfaceCritical, coneCritical, profileCritical, ...
 load "./AttentionGeometry/loss.m2"             -- lossGradient, rankOneCritical, lossOnCriticalLocus
+load "./AttentionGeometry/boundary.m2"         -- sameVectorLocus, conjugateSample, layerRanks (the real boundary)
 
 beginDocumentation()
 

@@ -66,6 +66,10 @@ def test_paper_report(m2, tmp_path):
     for d, e in ((2, 2), (2, 3), (2, 4), (3, 1)):  # Thm. 3.4: the rank-one locus has dimension d' + 3d - 3
         assert (f"lightning dims={d},{e} ranks={d} t=2: the singular locus (1 component(s), proved) equals the rank-one "
                 f"locus (dim {e + 3 * d - 3},") in text
+        # its real boundary: A = u w^T, V = c u^T, (u, w, c) up to two scalings
+        assert (f"relative boundary of the real neuromanifold: the functions of A = u w^T, V = c u^T "
+                f"(dim {2 * d + e - 2}, degree ") in text
+    assert text.count("), verified: 4 real functions of conjugate weights near it have no real weights") == 6  # and (2,1), causal (2,1)
     assert (tmp_path / "report.html").read_text().count("<table>") == 10
     assert "Beyond the paper: several heads" in text and "head shift" in text
     assert "Transformer blocks" in text and "Alexander-Hirschowitz" in text and "degree 64" in text

@@ -10,7 +10,9 @@ reproduces the computation in a plain M2 session.
 from __future__ import annotations
 
 import math
+import random
 import time
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ import sympy
 from m2bridge.bridge.package import script_header
 from m2bridge.bridge.serialize import as_expression, to_m2
 from m2bridge.bridge.session import Macaulay2, check_field, default_session
-from m2bridge.errors import M2Timeout, ProblemTooLarge
+from m2bridge.errors import ArchitectureError, M2Timeout, ProblemTooLarge
 from m2bridge.exact.feasibility import MAX_PROJECTION_COORDINATES, check_feasible
 from m2bridge.exact.parametrization import Parametrization
 from m2bridge.exact.problem import (
@@ -40,6 +42,8 @@ from m2bridge.exact.results import (
     ExactDimension,
     ImplicitResult,
     Provenance,
+    RealBoundary,
+    BoundarySample,
 )
 from m2bridge.network import AttentionNetwork
 
@@ -179,7 +183,8 @@ _REFINE_HOW = ("each component singular by the Jacobian criterion at its generic
 
 def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
                    timeout: float | None = None, force: bool = False,
-                   script_out: str | Path | None = None, route: str | None = None) -> ComponentsResult:
+                   script_out: str | Path | None = None, route: str | None = None,
+                   boundary: bool = True) -> ComponentsResult:
     """Irreducible components of the singular locus of the closure (in reduced coordinates).
 
     One attention layer in the A form (one head): the closure is the image of the Segre cone of vec(A) vec(V)^T
@@ -192,7 +197,9 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
     refinement (``singularComponents``): minors of c generators at a time, each prime tested by the Jacobian
     criterion at its generic point. Over QQ both prove every component singular and the list complete. For one
     attention layer the result is compared with the closure of the functions with rank A <= 1 and rank V <= 1
-    (the paper's Thm. 3.4; ``rankOneLocus``). ``route``: "charts" or "projection" alone (None: as above).
+    (the paper's Thm. 3.4; ``rankOneLocus``). ``route``: "charts" or "projection" alone (None: as above). Where
+    the charts or the projection proved it equal over QQ, ``boundary`` adds :func:`relative_boundary` (the real
+    neuromanifold's boundary points), with that proof as its premise.
     """
     if route not in (None, "charts", "projection"):
         raise ValueError(f"route must be None, 'charts' or 'projection', not {route!r}")
@@ -259,8 +266,102 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
                        + (f"; they are the whole closure ({outside})" if everything else ""))
         notes.append("the functions with rank A <= 1 and rank V <= 1 (paper, Thm. 3.4) have closure of dimension "
                      f"{rank_one[0]} and degree {rank_one[1]}: " + verdict)
+    real_boundary = None
+    if boundary and comparison and equal and prov.field == "QQ" and how in (_CHARTS_HOW, _PROJECTION_HOW):
+        # the proof above shows the projection an isomorphism off the rank-one functions: the real boundary's premise
+        try:
+            real_boundary = relative_boundary(arch, m2, timeout, isomorphism="proved above: " + (
+                "the inverse charts" if how == _CHARTS_HOW else "the projection is one exactly off the singular locus"))
+            notes.append(real_boundary.summary())
+        except M2Timeout:
+            notes.append("relative boundary of the real neuromanifold: not computed (the time limit)")
     return ComponentsResult("singular locus", arch, "reduced coordinates y", _components(found), prov,
-                            notes=notes + translation_notes(arch), comparison=comparison)
+                            notes=notes + translation_notes(arch), comparison=comparison, boundary=real_boundary)
+
+
+def _integer_vectors(rng: random.Random, *sizes: int) -> list[list[int]]:
+    """Random nonzero integer vectors in [-5, 5] of the given sizes."""
+    vectors = []
+    for n in sizes:
+        v = [0] * n
+        while not any(v):
+            v = [rng.randint(-5, 5) for _ in range(n)]
+        vectors.append(v)
+    return vectors
+
+
+# z = u + i epsilon v: functions at distance about epsilon^2 from the boundary point of A = u b^T, V = c u^T
+BOUNDARY_EPSILONS = (Fraction(1, 10), Fraction(1, 1000))
+
+
+def relative_boundary(arch: AttentionNetwork, m2: Macaulay2 | None = None, timeout: float | None = None,
+                      families: int = 2, seed: int = 0, script_out: str | Path | None = None,
+                      isomorphism: str | None = None) -> RealBoundary:
+    """The relative boundary of the real neuromanifold of one layer (one head, the attention-matrix form, two
+    tokens or more), over QQ.
+
+    Computed: the ideal of the image of A = u b^T, V = c u^T (``sameVectorLocus``); for ``families`` random
+    (u, v, b, c) and each epsilon of BOUNDARY_EPSILONS, the real function of the complex weights (z b^T, c
+    conj(z)^T), z = u + i epsilon v, and whether any real weights give it (its fiber scaled to sum A_ij^2 = 1, a
+    random linear form's eliminant, its real roots counted exactly by Sturm sequences); the Jacobian's rank at
+    random weights, rank-one weights and weights of that form; where the critical points' minors are few, the
+    images of their components. Why this is the boundary (the projection is an isomorphism off the rank-one
+    functions: ``isomorphism`` says how that was proved, as :func:`singular_locus` does) is said in the result; it is
+    verified at the samples, not proved; without ``isomorphism`` it rests on the paper's Thm. 3.4 and is heuristic."""
+    seg = segre_of(arch) if arch.layers == 1 and arch.attention_only else None
+    if seg is None or seg.max_rank != 1 or arch.tokens < 2:
+        raise ArchitectureError("the real boundary is computed for one attention layer with one head in the "
+                                "attention-matrix form (ranks = d) and two tokens or more")
+    param = parametrization(arch)
+    d, e = arch.dims[0], arch.dims[1]
+    rng = random.Random(seed)
+    vectors = [_integer_vectors(rng, d, d, d, e) for _ in range(families)]
+    while any(all(u[i] * v[j] == u[j] * v[i] for i in range(d) for j in range(d)) for u, v, _, _ in vectors):
+        vectors = [_integer_vectors(rng, d, d, d, e) for _ in range(families)]  # z must not be a real direction
+    ranks_at = _integer_vectors(rng, len(param.weights), d, d, e, d)
+    pairs = [(v, eps) for v in vectors for eps in BOUNDARY_EPSILONS]
+    samples = ", ".join(f"conjugateSample(F, {to_m2(v)}, {to_m2(eps)})" for v, eps in pairs)
+    rank = len(param.weights) - 1  # the generic rank (Thm. 3.2's one-dimensional fibers) decides the strategy only
+    critical = _strategy(len(param.weights), param.ambient_dimension, rank) == "AllMinors"
+    body = (f"bdry = sameVectorLocus F;\nsmp = {{{samples}}};\nrks = layerRanks(F, {to_m2(ranks_at)});\n"
+            + ("crit = criticalComponents(F, Strategy => \"AllMinors\");\ncv = intersect apply(crit, P -> "
+               "kernel map(S / P, R, sub(F.matrix, S / P)));\n" if critical else ""))
+    value, prov = _run(m2, param, "QQ", body, "{componentInfo bdry, smp, rks, "
+                       + ("cv == bdry}" if critical else "null}"), timeout, seed=seed, script_out=script_out)
+    prov.method = "Macaulay2: sameVectorLocus, conjugateSample, layerRanks (AttentionGeometry); Sturm counts (sympy)"
+    (dim, degree, gens), raw_samples, (generic, rank_one, same_vector), critical_equal = value
+    z = sympy.Symbol("z")
+    found = []
+    for (_, eps), (f, f0, fdim, fdeg, coefficients) in zip(pairs, raw_samples):
+        real = int(sympy.Poly([sympy.Rational(c.numerator, c.denominator) for c in coefficients], z).count_roots()) \
+            if coefficients else None
+        distance = max(abs(a - b) for a, b in zip(f, f0)) / max(abs(b) for b in f0)
+        found.append(BoundarySample(eps, float(distance), int(fdim), int(fdeg), real))
+    locus = Component(int(dim), int(degree), [as_expression(g) for g in gens])
+    failed = [s for s in found if s.real_points != 0]
+    if failed:
+        status, reason = Status.UNRELIABLE, (f"{len(failed)} of {len(found)} functions of complex-conjugate weights "
+                                             "near it have real weights or a fiber that is not finite")
+    elif not same_vector < generic == rank_one or critical_equal is False:
+        status, reason = Status.UNRELIABLE, (f"the Jacobian's rank is {generic} at random weights, {rank_one} at "
+                                             f"rank-one weights, {same_vector} on the locus"
+                                             + ("; the critical values differ from it" if critical_equal is False
+                                                else ""))
+    else:
+        status = Status.VERIFIED if isomorphism else Status.HEURISTIC
+        reason = ("off the rank-one functions the projection of the Segre cone is an isomorphism ("
+                  + (isomorphism or "the paper's Thm. 3.4, not proved in this run: `m2bridge singular` proves it for "
+                     "the layer") + "), so a real function there has real weights; the rank-one functions of conjugate "
+                  "weights (z b^T, c conj(z)^T) have none (exact, at "
+                  f"{len(found)} points at relative distance {min(s.distance for s in found):.0e} to "
+                  f"{max(s.distance for s in found):.0e} from points of it: finite fibers, no real root) and tend to it "
+                  "as z becomes real; the parametrization is critical on it (Jacobian rank "
+                  f"{same_vector} < {generic}) and not at random rank-one weights ({rank_one})"
+                  + ("; the critical points' images are exactly it (computed)" if critical_equal else "")
+                  + "; checked at these points, not proved for every point of it")
+    return RealBoundary(locus, status, reason, found, {"generic": int(generic), "rank_one": int(rank_one),
+                                                       "same_vector": int(same_vector)},
+                        None if critical_equal is None else bool(critical_equal), prov)
 
 
 def critical_points(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",

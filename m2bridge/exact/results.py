@@ -6,6 +6,7 @@ syntax: it pastes into ``ideal(...)`` as the same polynomial); the attributes st
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import sympy
@@ -166,6 +167,52 @@ class ImplicitResult:
 
 
 @dataclass
+class BoundarySample:
+    """A real function of complex-conjugate weights (z b^T, c conj(z)^T), z = u + i epsilon v, near the point of
+    A = u b^T, V = c u^T it tends to: whether any real weights give it."""
+
+    epsilon: Fraction
+    distance: float  # sup norm of its difference to that point over the point's, in reduced coordinates
+    fiber_dimension: int  # of the fiber scaled to sum A_ij^2 = 1 (0: finitely many points)
+    fiber_degree: int
+    real_points: int | None  # real roots of a random linear form's eliminant on it; None: the fiber is not finite
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"epsilon": str(self.epsilon), "distance": self.distance, "fiber_dimension": self.fiber_dimension,
+                "fiber_degree": self.fiber_degree, "real_points": self.real_points}
+
+
+@dataclass
+class RealBoundary:
+    """The relative boundary of the real neuromanifold of one layer: the real points of the closure that are limits
+    of real functions no real weights give (paper, Thm. 3.4), here the image ``locus`` of A = u b^T, V = c u^T.
+
+    The locus's ideal is computed exactly; that it is the boundary is ``status``: verified (not proved) when every
+    sample has no real weights and the Jacobian of the parametrization drops rank on the locus only, else
+    unreliable, with ``reason``."""
+
+    locus: Component
+    status: Status
+    reason: str
+    samples: list[BoundarySample]
+    ranks: dict[str, int]  # the Jacobian's rank at random weights: "generic", "rank_one", "same_vector"
+    critical_values_equal: bool | None  # the images of the critical points' components equal the locus (None: not
+    # computed, too many minors)
+    provenance: Provenance
+
+    def summary(self) -> str:
+        return (f"relative boundary of the real neuromanifold (limits of real functions that no real weights give): "
+                f"the image of A = u b^T, V = c u^T, dim {self.locus.dimension}, degree {self.locus.degree} (its "
+                f"ideal, {self.provenance.field}); {self.status.label}: {self.reason}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.locus.to_dict(), "status": self.status.value, "reason": self.reason,
+                "samples": [s.to_dict() for s in self.samples], "jacobian_ranks": self.ranks,
+                "critical_values_equal": self.critical_values_equal, **{
+                    k: v for k, v in self.provenance.to_dict().items() if k not in ("status",)}}
+
+
+@dataclass
 class ComponentsResult:
     """A decomposed locus: singular locus, critical points or a fiber."""
 
@@ -177,6 +224,7 @@ class ComponentsResult:
     point: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
     comparison: dict[str, Any] | None = None  # singular locus of one layer: the rank-one locus and whether equal
+    boundary: RealBoundary | None = None  # singular locus of one layer over QQ: the real neuromanifold's boundary
 
     @property
     def dimension(self) -> int:
@@ -204,4 +252,6 @@ class ComponentsResult:
             out["rank_one_locus"] = {**self.comparison["rank_one_locus"].to_dict(),
                                      "equals_singular_locus": self.comparison["equal"],
                                      "is_whole_closure": self.comparison["whole_closure"]}
+        if self.boundary is not None:
+            out["relative_boundary"] = self.boundary.to_dict()
         return out

@@ -27,7 +27,8 @@ def _interactive(out: Path, name: str, make) -> list[str]:
 
 
 def _theorem_34_lines(loci: list) -> list[str]:
-    """One line per singular locus: whether it equals the closure of the rank-one functions (Thm. 3.4)."""
+    """One line per singular locus: whether it equals the closure of the rank-one functions (Thm. 3.4), and the
+    real neuromanifold's relative boundary where it was computed."""
     lines = []
     for sing in loci:
         if sing.comparison is None:
@@ -37,6 +38,13 @@ def _theorem_34_lines(loci: list) -> list[str]:
         lines.append(f"- {sing.architecture.label()}: the singular locus ({len(sing.components)} component(s), "
                      f"{sing.provenance.status.value}) {verdict} the rank-one locus (dim {rank_one.dimension}, "
                      f"degree {rank_one.degree})")
+        if sing.boundary is not None:
+            b = sing.boundary
+            lines.append(f"  - relative boundary of the real neuromanifold: the functions of A = u w^T, V = c u^T "
+                         f"(dim {b.locus.dimension}, degree {b.locus.degree}), {b.status.label}: "
+                         f"{len(b.samples)} real functions of conjugate weights near it have no real weights, "
+                         f"Jacobian rank {b.ranks['same_vector']} < {b.ranks['generic']} on it"
+                         + ("; equal to the critical values (computed)" if b.critical_values_equal else ""))
     return lines
 
 

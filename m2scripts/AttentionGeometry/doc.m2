@@ -332,6 +332,88 @@ Description
 
 doc ///
 Key
+  sameVectorLocus
+  (sameVectorLocus, RingMap)
+Headline
+  the functions of one attention layer with A = u b^T and V = c u^T: the relative boundary of its real neuromanifold
+Usage
+  sameVectorLocus F
+Inputs
+  F:RingMap
+    one lightning attention layer, one head, in the attention-matrix form (weights A_(i,j) and V_(o,j))
+Outputs
+  :Ideal
+    the ideal of the closure of the image of the weights A = u b^T, V = c u^T (the fixed points of the swap
+    (a b^T, c e^T) -> (e b^T, c a^T))
+Description
+  Text
+    A real function of the layer has real weights wherever the projection of the Segre cone is injective (off the
+    rank-one functions: see singularByCharts). A rank-one function has the two preimages (a b^T, c e^T) and
+    (e b^T, c a^T); it has no real weights when they are complex conjugates, a = z and e = conj z. Such functions
+    tend to real ones as z becomes real, a = e = u: the real points of this locus are the limits of real functions
+    that no real weights give (the paper's Theorem 3.4 states it; conjugateSample checks it at points).
+  Example
+    S = QQ[A_(1,1), A_(1,2), A_(2,1), A_(2,2), V_(1,1), V_(1,2),
+        Degrees => {{1,1,0,0}, {1,0,1,0}, {1,1,0,0}, {1,0,1,0}, {1,0,0,1}, {1,0,0,1}}];
+    R = QQ[y_1..y_6, Degrees => {{2,0,1,1}, {2,0,1,1}, {2,1,0,1}, {2,1,0,1}, {2,0,1,1}, {2,1,0,1}}];
+    F = map(S, R, {A_(2,2)*V_(1,2), A_(1,2)*V_(1,1), A_(2,1)*V_(1,2), A_(1,1)*V_(1,1),
+        A_(1,2)*V_(1,2) + A_(2,2)*V_(1,1), A_(1,1)*V_(1,2) + A_(2,1)*V_(1,1)});
+    B = sameVectorLocus F;
+    (dim B, numgens B)
+    last conjugateSample(F, {{1, 2}, {-1, 3}, {2, -1}, {1}}, 1/10)
+    layerRanks(F, {{1, 2, 3, 4, 5, 6}, {1, 2}, {-1, 3}, {1}, {2, 5}})
+SeeAlso
+  conjugateSample
+  layerRanks
+  singularByCharts
+///
+
+doc ///
+Key
+  conjugateSample
+  (conjugateSample, RingMap, List, QQ)
+Headline
+  a real function of complex-conjugate weights near the relative boundary, and its fiber
+Usage
+  conjugateSample(F, {u, v, b, c}, epsilon)
+Inputs
+  F:RingMap
+    one lightning attention layer, one head, in the attention-matrix form, over QQ
+  :List
+    four lists of integers u, v, b (length d) and c (length d'); z = u + i epsilon v
+  epsilon:QQ
+Outputs
+  :List
+    \{f, f0, dim, degree, p\}: the function f of the weights (z b^T, c conj(z)^T) (real: checked), the function f0 of
+    (u b^T, c u^T) it tends to, the dimension and degree of the fiber of f scaled to sum A_(i,j)^2 = 1, and the
+    coefficients (highest first) of a random linear form's eliminant on that fiber: a real root for every real
+    weight that gives f, so none when p has no real root (empty when the fiber is not finite)
+SeeAlso
+  sameVectorLocus
+///
+
+doc ///
+Key
+  layerRanks
+  (layerRanks, RingMap, List)
+Headline
+  the Jacobian's rank at a weight point, at rank-one weights and at weights A = a b^T, V = c a^T
+Usage
+  layerRanks(F, {w, a, b, c, e})
+Inputs
+  F:RingMap
+    one lightning attention layer, one head, in the attention-matrix form
+  :List
+    integer lists: a weight point w, and a, b (length d), c (length d'), e (length d)
+Outputs
+  :List
+    the ranks of the Jacobian of F at w, at (a b^T, c e^T) and at (a b^T, c a^T)
+SeeAlso
+  sameVectorLocus
+///
+
+doc ///
+Key
   criticalComponents
   (criticalComponents, RingMap)
   [criticalComponents, GenericRank]

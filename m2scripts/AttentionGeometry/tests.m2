@@ -195,3 +195,25 @@ TEST ///
       A_(1,2)*V_(1,2) + 2*A_(2,2)*V_(1,1), A_(1,1)*V_(1,2) + A_(2,1)*V_(1,1)});
   assert(not first singularByCharts G);
 ///
+
+TEST ///
+  -- the relative boundary of the layer d = 2, d' = 1: the image of A = u b^T, V = c u^T has dimension 3 = 2d + d' - 2
+  -- and degree 4 (P^1 x P^1 under forms of degree (2, 1): (2 h1 + h2)^2 = 4); a function of conjugate weights has no
+  -- real weights, one of a complex multiple of a real vector (v = u) has.
+  S = QQ[A_(1,1), A_(1,2), A_(2,1), A_(2,2), V_(1,1), V_(1,2),
+      Degrees => {{1,1,0,0}, {1,0,1,0}, {1,1,0,0}, {1,0,1,0}, {1,0,0,1}, {1,0,0,1}}];
+  R = QQ[y_1..y_6, Degrees => {{2,0,1,1}, {2,0,1,1}, {2,1,0,1}, {2,1,0,1}, {2,0,1,1}, {2,1,0,1}}];
+  F = map(S, R, {A_(2,2)*V_(1,2), A_(1,2)*V_(1,1), A_(2,1)*V_(1,2), A_(1,1)*V_(1,1),
+      A_(1,2)*V_(1,2) + A_(2,2)*V_(1,1), A_(1,1)*V_(1,2) + A_(2,1)*V_(1,1)});
+  B = sameVectorLocus F;
+  assert(dim B == 3 and degree sub(B, QQ[gens R]) == 4);
+  realRoots := p -> (x := symbol x; P := QQ[x]; f := sum(#p, i -> p#i * P_0^(#p - 1 - i));
+      -- Sturm's count of distinct real roots: sign changes at -infinity minus at +infinity
+      seq := {f, diff(P_0, f)}; while last seq != 0 do seq = append(seq, -(seq#-2 % seq#-1)); seq = drop(seq, -1);
+      changes := l -> (l = select(l, x -> x != 0); #select(#l - 1, i -> l#i * l#(i + 1) < 0));
+      lead := g -> leadCoefficient g;
+      changes apply(seq, g -> lead g * (-1)^(first degree g)) - changes apply(seq, lead));
+  assert(realRoots last conjugateSample(F, {{1, 2}, {-1, 3}, {2, -1}, {1}}, 1/10) == 0);
+  assert(realRoots last conjugateSample(F, {{1, 2}, {1, 2}, {2, -1}, {1}}, 1/10) > 0);
+  assert(layerRanks(F, {{1, 2, 3, 4, 5, 6}, {1, 2}, {-1, 3}, {1}, {2, 5}}) == {5, 5, 4});
+///

@@ -57,7 +57,7 @@ def _exact_weights(arch: AttentionNetwork) -> int:
 
 def exact_available(arch: AttentionNetwork) -> bool:
     """Whether ``auto`` would use the exact path: one polynomial layer, small, and M2 present."""
-    if arch.softmax or arch.layers > 1 or not arch.attention_only:
+    if arch.softmax or not arch.m2_exact:
         return False
     if _exact_weights(arch) > EXACT_DIM_MAX_WEIGHTS:
         return False
@@ -78,7 +78,7 @@ def exact_row(arch: AttentionNetwork, timeout: float | None, force: bool,
 
     if arch.softmax:
         check_feasible(arch)
-    if arch.layers > 1 or not arch.attention_only:  # deep or with MLPs: exact rank over QQ (python-flint), no M2
+    if not arch.m2_exact:  # deep or with other kinds: exact rank over QQ (python-flint), no M2
         from m2bridge.exact.jacobian_qq import qq_jacobian_rank
 
         res = qq_jacobian_rank(arch, seed=seed, force=force)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from m2bridge.determinantal import determinantal_dimension
+from m2bridge.layers.base import AH_EXCEPTIONS
 from m2bridge.network import AttentionNetwork
 
 
@@ -65,9 +66,6 @@ def naive_count(arch: AttentionNetwork) -> FormulaValue:
                         "basis between layers, capped by the parameters and the span", naive=True)
 
 
-# Alexander-Hirschowitz: the w-th secant of the Veronese v_r(P^(d-1)) is defective only for r = 2
-# (2 <= w < d) and these (d, r, w), where it has one dimension less than expected
-AH_EXCEPTIONS = {(3, 4, 5), (4, 4, 9), (5, 3, 7), (5, 4, 14)}
 
 
 def known_upper_bound(arch: AttentionNetwork) -> tuple[int, str] | None:
@@ -86,16 +84,13 @@ def known_upper_bound(arch: AttentionNetwork) -> tuple[int, str] | None:
     composite = linear_conv_span(arch)
     if composite is not None and composite[0] < span:
         return composite
-    layer = arch.layer_specs[0]
-    shallow = shallow_power_sum(arch)
-    if shallow is not None or (arch.layers == 1 and layer.kind == "mlp" and layer.d_out == 1 and not layer.residual):
-        key = shallow or (layer.d_in, layer.degree, layer.width)
-        if key in AH_EXCEPTIONS:
-            d, r, w = key
-            expected = min(w * d, comb(d + r - 1, r))
-            return expected - 1, (f"the Alexander-Hirschowitz theorem: sums of {w} {r}-th powers "
-                                  f"of linear forms in {d} variables are defective, dimension "
-                                  f"{expected - 1}, one less than expected")
+    key = shallow_power_sum(arch) or (arch.layer_specs[0].power_sum() if arch.layers == 1 else None)
+    if key in AH_EXCEPTIONS:
+        d, r, w = key
+        expected = min(w * d, comb(d + r - 1, r))
+        return expected - 1, (f"the Alexander-Hirschowitz theorem: sums of {w} {r}-th powers "
+                              f"of linear forms in {d} variables are defective, dimension "
+                              f"{expected - 1}, one less than expected")
     return span, (f"the dimension of the space of polynomial maps R^{arch.dims[0]} -> R^{arch.dims[-1]} of the "
                   f"network's degrees {sorted(output_degrees(arch))}, applied token by token")
 
@@ -105,7 +100,7 @@ def output_degrees(arch: AttentionNetwork) -> set[int] | None:
     a plain layer of degree r turns degrees S into sums of r of them, a skip connection keeps S too."""
     degrees = {1}
     for layer in arch.layer_specs:
-        if layer.kind != "mlp" and not layer.tokenwise:
+        if not layer.tokenwise:
             return None
         sums = {0}
         for _ in range(layer.degree):

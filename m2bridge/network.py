@@ -99,6 +99,19 @@ class AttentionNetwork:
         return len(self.layer_specs)
 
     @property
+    def m2_exact(self) -> bool:
+        """Whether the exact dimension is the paper's one-layer problem in Macaulay2 (one attention layer, a sympy
+        parametrization); every other polynomial network takes the exact rank over QQ (python-flint)."""
+        return self.layers == 1 and self.attention_only
+
+    def check_exact(self) -> None:
+        """Refuse, with the layer's reason, a network that the exact paths do not expand (an MLP of high degree)."""
+        for i, layer in enumerate(self.layer_specs, start=1):
+            why = layer.exact_refusal(i)
+            if why:
+                raise ArchitectureError(why)
+
+    @property
     def dims(self) -> tuple[int, ...]:
         """Token widths d0, d1, ..., dl (input first)."""
         return (self.layer_specs[0].d_in,) + tuple(layer.d_out for layer in self.layer_specs)

@@ -1,11 +1,11 @@
 """The parametrization of networks with MLP layers, built with python-flint polynomials (never sympy).
 
-Weights -> coefficients of the output polynomials, for any sequence of attention and MLP layers: the
-forward pass of each layer kind runs on flint polynomials in the weights and the token variables, the
-coefficients of the token monomials are split off, and their linear span is computed with flint's
-exact rational matrices. Attention layers use the forms of :mod:`.parametrization` (the attention
-matrix A for a >= d, Q = [I | Q'] with K free otherwise; V free or O [I | U']); an MLP layer has W1
-(``W<l>i``) and W2 (``W<l>o``) free. Constant terms (the identity of a skip connection: coefficient 1
+Weights -> coefficients of the output polynomials, for any sequence of layers: the forward pass of each
+layer kind runs on flint polynomials in the weights and the token variables, the coefficients of the token
+monomials are split off, and their linear span is computed with flint's exact rational matrices. Each layer
+kind names its weights and fixes its gauges (:meth:`LayerKind.exact_weights`: attention the forms of
+:mod:`.parametrization`, the attention matrix A for a >= d, Q = [I | Q'] with K free otherwise, V free or
+O [I | U']; an MLP W1 (``W<l>i``) and W2 (``W<l>o``) free; other kinds their arrays free). Constant terms (the identity of a skip connection: coefficient 1
 at the linear monomials) do not depend on the weights: they are split off as a fixed translation, so
 the closure is computed for the rest and is translated by them (same equations in the shifted
 coordinates, dimension, degree, singular locus, fibers and critical points).
@@ -21,62 +21,9 @@ from typing import Any
 import numpy as np
 import sympy
 
-from m2bridge.exact.parametrization import Parametrization, one_token_form
-from m2bridge.layers import MLP, Attention
+from m2bridge.exact.parametrization import Parametrization
 from m2bridge.layers.base import Dual
 from m2bridge.network import AttentionNetwork
-
-
-def _names(arch: AttentionNetwork) -> list[tuple[int, str, list[list[str | int]]]]:
-    """Per layer and weight array: (layer index, array name, a matrix of weight names or constants)."""
-    out = []
-    for index, layer in enumerate(arch.layer_specs):
-        suffix = str(index + 1) if arch.layers > 1 else ""
-        if isinstance(layer, MLP):
-            w, d, e = layer.width, layer.d_in, layer.d_out
-            out.append((index, "W1", [[f"W{suffix}i_{i + 1}_{j + 1}" for j in range(d)] for i in range(w)]))
-            out.append((index, "W2", [[f"W{suffix}o_{i + 1}_{j + 1}" for j in range(w)] for i in range(e)]))
-            continue
-        if not isinstance(layer, Attention):  # any other kind: its weight arrays free, as rows x (the rest)
-            for name, shape in layer.weight_shapes().items():
-                cols = int(np.prod(shape[1:]))
-                out.append((index, name, [[f"{name}{suffix}_{i + 1}_{j + 1}" for j in range(cols)]
-                                          for i in range(shape[0])]))
-            continue
-        a, d, e = layer.effective_rank, layer.d_in, layer.d_out
-        for h in range(1, layer.heads + 1):
-            hs = suffix + ("" if layer.heads == 1 else f"h{h}")
-            if a >= d or one_token_form(arch, a, d):  # Q = I, K = A: Q^T K = A
-                out.append((index, f"Q{h}", [[int(i == j) for j in range(d)] for i in range(d)]))
-                out.append((index, f"K{h}", [[f"A{hs}_{i + 1}_{j + 1}" for j in range(d)] for i in range(d)]))
-            else:  # Q = [I | Q'], K free
-                out.append((index, f"Q{h}", [[int(i == j) if j < a else f"Q{hs}_{i + 1}_{j - a + 1}"
-                                              for j in range(d)] for i in range(a)]))
-                out.append((index, f"K{h}", [[f"K{hs}_{i + 1}_{j + 1}" for j in range(d)] for i in range(a)]))
-            if layer.full_value:
-                out.append((index, f"V{h}", [[f"V{hs}_{i + 1}_{j + 1}" for j in range(d)] for i in range(e)]))
-            else:
-                b = layer.value_rank
-                out.append((index, f"O{h}", [[f"O{hs}_{i + 1}_{j + 1}" for j in range(b)] for i in range(e)]))
-                out.append((index, f"U{h}", [[int(i == j) if j < b else f"U{hs}_{i + 1}_{j - b + 1}"
-                                              for j in range(d)] for i in range(b)]))
-    return out
-
-
-def _layer_arrays(layer: Any, arrays: dict[str, list[list[Dual]]]) -> dict[str, np.ndarray]:
-    """The weight arrays in the shape a layer kind's ``dual_forward`` reads."""
-    if not isinstance(layer, Attention):
-        shapes = layer.weight_shapes()
-        return {k: np.array(v, dtype=object).reshape(shapes[k]) for k, v in arrays.items()}
-    heads = range(1, layer.heads + 1)
-    out = {"Q": np.array([arrays[f"Q{h}"] for h in heads], dtype=object),
-           "K": np.array([arrays[f"K{h}"] for h in heads], dtype=object)}
-    if "V1" in arrays:
-        out["V"] = np.array([arrays[f"V{h}"] for h in heads], dtype=object)
-    else:
-        out["O"] = np.array([arrays[f"O{h}"] for h in heads], dtype=object)
-        out["U"] = np.array([arrays[f"U{h}"] for h in heads], dtype=object)
-    return out
 
 
 def build_flint_parametrization(arch: AttentionNetwork) -> Parametrization:
@@ -85,11 +32,10 @@ def build_flint_parametrization(arch: AttentionNetwork) -> Parametrization:
 
     if arch.softmax:
         raise ValueError("softmax attention is not polynomial: it has no exact parametrization")
-    from m2bridge.exact.jacobian_qq import check_exact_degrees
-
-    check_exact_degrees(arch)
-    layout = _names(arch)
-    weights = list(dict.fromkeys(n for _, _, mat in layout for row in mat for n in row if isinstance(n, str)))
+    arch.check_exact()
+    layout = [layer.exact_weights(str(index + 1) if arch.layers > 1 else "", arch.tokens)
+              for index, layer in enumerate(arch.layer_specs)]
+    weights = list(dict.fromkeys(n for names, _ in layout for n in names))
     d0, t = arch.dims[0], arch.tokens
     xs = [f"x_{i + 1}_{j + 1}" for i in range(d0) for j in range(t)]
     ctx = flint.fmpq_mpoly_ctx.get(weights + xs, "degrevlex")
@@ -100,9 +46,10 @@ def build_flint_parametrization(arch: AttentionNetwork) -> Parametrization:
         return Dual(gens[v] if isinstance(v, str) else one * v)
 
     z = [[Dual(gens[f"x_{i + 1}_{j + 1}"]) for j in range(t)] for i in range(d0)]
-    for index, layer in enumerate(arch.layer_specs):
-        arrays = {name: [[entry(v) for v in row] for row in mat] for i, name, mat in layout if i == index}
-        z = layer.dual_forward(_layer_arrays(layer, arrays), z)
+    for layer, (_, arrays) in zip(arch.layer_specs, layout):
+        duals = {name: np.array([entry(v) for v in a.ravel()], dtype=object).reshape(a.shape)
+                 for name, a in arrays.items()}
+        z = layer.dual_forward(duals, z)
     nw = len(weights)
     raw: list[dict[tuple[int, ...], Any]] = []
     labels: list[str] = []

@@ -113,7 +113,7 @@ def qq_jacobian_rank(arch: AttentionNetwork, seed: int = 0, force: bool = False,
     if arch.softmax:
         raise ArchitectureError("softmax attention is not polynomial: there is no exact Jacobian over QQ; "
                                 "use the numeric path (float64)")
-    check_exact_degrees(arch)
+    arch.check_exact()
     if not force and coefficient_estimate(arch) > MAX_COEFFICIENTS:
         raise ProblemTooLarge(f"the exact rank of {arch.label()} would handle up to {coefficient_estimate(arch):,} "
                               f"output coefficients (limit {MAX_COEFFICIENTS:,}): use --method numeric (exact "
@@ -171,19 +171,6 @@ def _rank_at_point(arch: AttentionNetwork, point: list[dict[str, np.ndarray]]) -
     return mat.rank(), len(columns)
 
 
-def check_exact_degrees(arch: AttentionNetwork) -> None:
-    """Refuse MLP degrees past what the exact paths expand, naming the numeric alternative."""
-    from m2bridge.layers.mlp import MAX_EXACT_DEGREE, MLP
-
-    high = [(i, layer.degree) for i, layer in enumerate(arch.layer_specs, start=1)
-            if isinstance(layer, MLP) and layer.degree > MAX_EXACT_DEGREE]
-    if high:
-        i, r = high[0]
-        raise ArchitectureError(f"layer {i}: an MLP of degree r = {r} is beyond the exact path (it expands "
-                                f"(W1 z)^r symbolically; limit r <= {MAX_EXACT_DEGREE}): use --method numeric "
-                                "(exact rank modulo a prime on sampled inputs)")
-
-
 def _symmetry_dimension(arch: AttentionNetwork, point: list[dict[str, np.ndarray]]) -> int:
     """Dimension spanned by the proven symmetries' tangents at the point (exact, modulo a large prime:
     a rank mod p never exceeds the rank over QQ, so the bound it gives is never too small)."""
@@ -193,7 +180,8 @@ def _symmetry_dimension(arch: AttentionNetwork, point: list[dict[str, np.ndarray
     p = DEFAULT_PRIME
     weights = [{name: arr.astype(np.int64) % p for name, arr in w.items()} for w in point]
     groups = symmetry_tangents(arch, weights, p)
-    proven = [cols for name, cols in groups.items() if name in proven_groups(arch) and cols.shape[1]]
+    names = proven_groups(arch, groups)
+    proven = [cols for name, cols in groups.items() if name in names and cols.shape[1]]
     if not proven:
         return 0
     return rank_mod(np.concatenate(proven, axis=1), p)

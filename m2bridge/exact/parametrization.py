@@ -2,7 +2,7 @@
 
 A layer whose rank is at least its input width uses the attention-matrix
 form (A, V): the same model with the fewest variables; so does a layer with
-one token and 2a >= d (see :func:`one_token_form`).  A layer of rank
+one token and 2a >= d (see ``Attention.one_token_form``).  A layer of rank
 a < d uses the query/key form with the gauge fixed, Q = [I_a | Q'], K free:
 every generic Q is G [I | Q'] for some G in GL(a), so this has the same
 image closure with a(2d - a) attention variables and no gauge fiber.
@@ -142,15 +142,6 @@ def _gauge_fixed(name: str, rank: int, width: int) -> tuple[sympy.Matrix, list[s
     return sympy.Matrix.hstack(sympy.eye(rank), free), list(free)
 
 
-def one_token_form(arch: AttentionNetwork, a: int, d: int) -> bool:
-    """With one token a layer sees A = Q^T K only through the quadratic form z^T A z, i.e. through the
-    symmetric part Q^T K + K^T Q (a sum of a forms of signature (1, 1)); for 2a >= d those are dense in
-    all symmetric d x d matrices, so the closure is the attention-matrix form's (fewer variables, and a
-    map Macaulay2's kernel handles in seconds where the query/key form took minutes). The real image can
-    be smaller: a definite form is not such a sum when a < d."""
-    return arch.tokens == 1 and a < d <= 2 * a
-
-
 def layer_weights(arch: AttentionNetwork, index: int) -> LayerWeights:
     """Symbols of layer ``index`` (0-based); names carry the layer number for deep networks and the
     head (``Ah2_1_1``) for several heads.
@@ -172,7 +163,7 @@ def layer_weights(arch: AttentionNetwork, index: int) -> LayerWeights:
             inner, ufree = _gauge_fixed("U" + suffix, b, d)
             values = outer * inner
             vsyms = list(outer) + ufree
-        if a >= d or one_token_form(arch, a, d):
+        if a >= d or spec.one_token_form(arch.tokens):
             att = _matrix("A" + suffix, d, d)
             heads.append(HeadWeights("A", att, values, list(att) + vsyms))
         else:

@@ -17,7 +17,6 @@ from m2bridge.exact.parametrization import (
     Parametrization,
     build_parametrization,
     layer_weights,
-    one_token_form,
 )
 from m2bridge.exact.segre import ELIM, SegreProjection, segre_projection
 from m2bridge.network import AttentionNetwork
@@ -145,7 +144,7 @@ def form_notes(param: Parametrization) -> list[str]:
     for i, lw in enumerate(param.layers, start=1):
         each = "" if len(lw.heads) == 1 else f" ({len(lw.heads)} heads, each)"
         spec = param.architecture.layer_specs[i - 1]
-        if lw.form == "A" and one_token_form(param.architecture, spec.effective_rank, spec.d_in):
+        if lw.form == "A" and spec.one_token_form(param.architecture.tokens):
             notes.append(f"layer {i}: attention-matrix form{each} for rank {spec.effective_rank} < d = {spec.d_in}: "
                          "with one token only the symmetric part of A = Q^T K acts, and for 2a >= d it fills all "
                          "symmetric matrices, so the closure is the same (the real image may miss definite forms)")

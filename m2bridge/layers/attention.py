@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from m2bridge.fields import inverse_mod
 from m2bridge.determinantal import determinantal_dimension, rank_variety_dimension
-from m2bridge.layers.base import (DualMatrix, LayerKind, NetworkContext, TangentBuilder, dual_add, dual_matmul, dual_transpose,
-                   positive_int)
+from m2bridge.layers.base import (DualMatrix, LayerKind, NetworkContext, TangentBuilder, dual_add, dual_matmul,
+                                  dual_transpose, positive_int, units)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -35,19 +35,6 @@ def _softmax_keys(s: np.ndarray, temperature: float, mask: np.ndarray | None) ->
     z = z - z.max(axis=-2, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=-2, keepdims=True)
-
-
-def units(n: int, dtype: type) -> list[np.ndarray]:
-    """The n^2 unit matrices E_ij: a basis of gl(n), the tangent space of GL(n) at the identity."""
-    import numpy as np
-
-    out = []
-    for i in range(n):
-        for j in range(n):
-            e = np.zeros((n, n), dtype=dtype)
-            e[i, j] = 1
-            out.append(e)
-    return out
 
 
 def _stack(fn, stack: np.ndarray) -> np.ndarray:
@@ -83,6 +70,7 @@ class Attention(LayerKind):
     in_fixed: bool = field(default=False, compare=False, repr=False)  # see LayerKind.in_fixed
     out_fixed: bool = field(default=False, compare=False, repr=False)
     kind = "attention"
+    input_gauge = True
 
     def __post_init__(self) -> None:
         for name in ("d_in", "d_out"):
@@ -99,6 +87,10 @@ class Attention(LayerKind):
 
 
     # ------------------------------------------------------------ description
+    @property
+    def output_gauge(self) -> bool:
+        return True
+
     @property
     def effective_rank(self) -> int:
         """A_h = Q_h^T K_h has rank <= min(a, d_in)."""
@@ -182,9 +174,11 @@ class Attention(LayerKind):
             out = ar.add(out, z)
         return (qz, kz, uz, vz, s), out
 
-    def attention_weights(self, cache: Any) -> np.ndarray:
-        """The attention matrices S (N, H, t, t) of a forward pass."""
-        return cache[4]
+    def attention_columns(self, cache: Any) -> np.ndarray:
+        """The largest weight of each attention column (N, H, queries) of a forward pass, without the first
+        query's under a causal mask (its one key)."""
+        cols = cache[4].max(axis=-2)
+        return cols[..., 1:] if self.causal else cols
 
     def backward(self, w, cache, z, g, ar, net):
         qz, kz, uz, vz, s = cache
@@ -212,6 +206,43 @@ class Attention(LayerKind):
         return grads, back
 
     # ------------------------------------------------------------ exact (python-flint)
+    def one_token_form(self, tokens: int) -> bool:
+        """With one token the layer sees A = Q^T K only through the quadratic form z^T A z, i.e. through the
+        symmetric part Q^T K + K^T Q (a sum of a forms of signature (1, 1)); for 2a >= d those are dense in
+        all symmetric d x d matrices, so the closure is the attention-matrix form's (fewer variables, and a
+        map Macaulay2's kernel handles in seconds where the query/key form took minutes). The real image can
+        be smaller: a definite form is not such a sum when a < d."""
+        return tokens == 1 and self.effective_rank < self.d_in <= 2 * self.effective_rank
+
+    def exact_weights(self, suffix, tokens):
+        """Per head: the attention matrix A as K with Q = I (a >= d, or :meth:`one_token_form`), else Q = [I | Q']
+        with K free; V free, or O [I | U'] with a value rank (names ``A<suffix>h2_1_1`` for head 2 of several)."""
+        import numpy as np
+
+        a, d, e = self.effective_rank, self.d_in, self.d_out
+        per_head: dict[str, list[list[list[str | int]]]] = {"Q": [], "K": []}
+        names: list[str] = []
+        for h in range(1, self.heads + 1):
+            hs = suffix + ("" if self.heads == 1 else f"h{h}")
+            if a >= d or self.one_token_form(tokens):  # Q = I, K = A: Q^T K = A
+                mats = {"Q": [[int(i == j) for j in range(d)] for i in range(d)],
+                        "K": [[f"A{hs}_{i + 1}_{j + 1}" for j in range(d)] for i in range(d)]}
+            else:  # Q = [I | Q'], K free
+                mats = {"Q": [[int(i == j) if j < a else f"Q{hs}_{i + 1}_{j - a + 1}" for j in range(d)]
+                              for i in range(a)],
+                        "K": [[f"K{hs}_{i + 1}_{j + 1}" for j in range(d)] for i in range(a)]}
+            if self.full_value:
+                mats["V"] = [[f"V{hs}_{i + 1}_{j + 1}" for j in range(d)] for i in range(e)]
+            else:
+                b = self.value_rank
+                mats["O"] = [[f"O{hs}_{i + 1}_{j + 1}" for j in range(b)] for i in range(e)]
+                mats["U"] = [[int(i == j) if j < b else f"U{hs}_{i + 1}_{j - b + 1}" for j in range(d)]
+                             for i in range(b)]
+            for key, mat in mats.items():
+                per_head.setdefault(key, []).append(mat)
+                names += [v for row in mat for v in row if isinstance(v, str)]
+        return names, {key: np.array(mats, dtype=object) for key, mats in per_head.items()}
+
     def dual_forward(self, w, z: DualMatrix) -> DualMatrix:
         from m2bridge.layers.base import Dual
 

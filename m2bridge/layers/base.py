@@ -2,9 +2,11 @@
 
 A layer kind owns: its weight shapes (Jacobian column order), its forward and reverse pass in NumPy
 (float64 or exact modulo a prime, through an ``Arithmetic``), its forward pass on python-flint
-polynomials with derivatives (:class:`Dual`, for exact ranks over QQ), its candidate symmetries,
-how a change of basis of the residual stream acts on its input and output weights, its degree, and
-its part of the naive count.
+polynomials with derivatives (:class:`Dual`, for exact ranks over QQ) and the weight names of its exact
+parametrization (:meth:`LayerKind.exact_weights`), its candidate symmetries, how a change of basis of the
+residual stream acts on its input and output weights, its degree, and its closed forms (its part of the naive
+count, the bound of its own map). The engines ask these methods, never a kind by name; a new kind implements the
+abstract methods and overrides the defaults that say more than "nothing known" (no symmetry, no gauge).
 """
 
 from __future__ import annotations
@@ -19,6 +21,11 @@ from m2bridge.errors import ArchitectureError
 
 if TYPE_CHECKING:
     import numpy as np
+
+
+# Alexander-Hirschowitz: the w-th secant of the Veronese v_r(P^(d-1)) is defective only for r = 2
+# (2 <= w < d) and these (d, r, w), where it has one dimension less than expected
+AH_EXCEPTIONS = {(3, 4, 5), (4, 4, 9), (5, 3, 7), (5, 4, 14)}
 
 
 def positive_int(name: str, v: Any) -> int:
@@ -60,6 +67,28 @@ class Dual:
 
 
 DualMatrix = list[list[Dual]]
+
+
+def units(n: int, dtype: type) -> list[np.ndarray]:
+    """The n^2 unit matrices E_ij: a basis of gl(n), the tangent space of GL(n) at the identity."""
+    import numpy as np
+
+    out = []
+    for i in range(n):
+        for j in range(n):
+            e = np.zeros((n, n), dtype=dtype)
+            e[i, j] = 1
+            out.append(e)
+    return out
+
+
+def free_array(prefix: str, shape: tuple[int, ...]) -> np.ndarray:
+    """An array of weight names ``prefix_i_j`` (rows the first axis, columns the rest flattened) of ``shape``."""
+    import numpy as np
+
+    cols = math.prod(shape[1:])
+    names = [[f"{prefix}_{i + 1}_{j + 1}" for j in range(cols)] for i in range(shape[0])]
+    return np.array(names, dtype=object).reshape(shape)
 
 
 def dual_matmul(a: DualMatrix, b: DualMatrix) -> DualMatrix:
@@ -177,56 +206,90 @@ class LayerKind(ABC):
     def dual_forward(self, w: dict[str, np.ndarray], z: DualMatrix) -> DualMatrix:
         """The forward pass on :class:`Dual` entries (``w`` holds Dual weights)."""
 
-    # ------------------------------------------------------------ symmetries
-    @abstractmethod
+    # ------------------------------------------------------------ exact parametrization
+    def exact_weights(self, suffix: str, tokens: int) -> tuple[list[str], dict[str, np.ndarray]]:
+        """(weight names in the parametrization's order, the weight arrays in :meth:`dual_forward`'s shapes, each
+        entry a weight name or an integer constant where a gauge is fixed). ``suffix``: the layer's mark in the
+        names ('' for one layer). Default: every array free, named ``<array><suffix>_<row>_<column>``."""
+        arrays = {name: free_array(f"{name}{suffix}", shape) for name, shape in self.weight_shapes().items()}
+        return [n for a in arrays.values() for n in a.ravel()], arrays
+
+    def exact_refusal(self, index: int) -> str | None:
+        """Why the exact paths refuse this layer (layer ``index``, from 1), or None."""
+        return None
+
+    # ------------------------------------------------------------ symmetries (defaults: none known)
     def symmetry_candidates(self, index: int, w: dict[str, np.ndarray], tb: TangentBuilder,
                             net: NetworkContext, reader: np.ndarray | None = None) -> dict[str, list[np.ndarray]]:
         """{group name: tangent vectors} of the candidate symmetries inside this layer. ``reader``: the matrix
         through which the next layer reads this layer's output (its :meth:`input_map`), or None when the
-        output is the network's or passes on through a skip connection."""
+        output is the network's, passes on through a skip connection or is read in no linear way. Group names
+        not in ``numeric.symmetry.GROUPS`` are new groups, proven where :meth:`proven` says so."""
+        return {}
 
-    @abstractmethod
-    def input_map(self, w: dict[str, np.ndarray]) -> np.ndarray:
-        """The layer reads its input Z only through this matrix times Z (rows stacked, d_in columns)."""
+    def input_map(self, w: dict[str, np.ndarray]) -> np.ndarray | None:
+        """The layer reads its input Z only through this matrix times Z (rows stacked, d_in columns); None: not
+        through one matrix (the layer before then gets no tangent from how it is read)."""
+        return None
 
-    @abstractmethod
     def output_moves(self, w: dict[str, np.ndarray], n: np.ndarray, tb: TangentBuilder) -> list[dict[str, np.ndarray]]:
         """Weight tangents that move the layer's output along the direction ``n`` (one per input combination)."""
+        return []
 
-    @abstractmethod
-    def output_span(self, w: dict[str, np.ndarray]) -> np.ndarray:
-        """A matrix whose columns span every output of the layer without its skip connection (d_out rows)."""
+    def output_span(self, w: dict[str, np.ndarray]) -> np.ndarray | None:
+        """A matrix whose columns span every output of the layer without its skip connection (d_out rows); None:
+        not known (the next layer then gets no tangent for the directions never written)."""
+        return None
 
-    @abstractmethod
     def input_moves(self, w: dict[str, np.ndarray], n: np.ndarray, tb: TangentBuilder) -> list[dict[str, np.ndarray]]:
         """Weight tangents that change how the layer reads the input direction ``n`` only (dM = e_r n^T for each
         row r of each matrix in :meth:`input_map`)."""
+        return []
 
-    @abstractmethod
     def output_change(self, w: dict[str, np.ndarray], e: np.ndarray, tb: TangentBuilder) -> dict[str, np.ndarray]:
         """Weight tangents for out -> (1 + eps E) out (a change of basis of the stream after the layer)."""
+        return {}
 
-    @abstractmethod
     def input_change(self, w: dict[str, np.ndarray], e: np.ndarray, tb: TangentBuilder) -> dict[str, np.ndarray]:
         """Weight tangents for f(Z) -> f((1 - eps E) Z) (the same change of basis before the layer)."""
+        return {}
 
     def proven(self, group: str, net: NetworkContext) -> bool:
         """Whether ``group`` (one of this layer's candidate groups) is a symmetry by the algebra."""
         return True
 
+    def fiber_bound(self) -> int | None:
+        """An upper bound on the dimension of the layer's own map (alone, on one token, without its skip
+        connection) above what its own symmetries explain, or None: where the rank of that map's Jacobian meets
+        it, the map's kernel lies in the network's fiber (``numeric.symmetry``'s ``layer_fiber``)."""
+        return None
+
+    def attention_columns(self, cache: Any) -> np.ndarray | None:
+        """For softmax saturation: the largest weight of every attention column with more than one key, from a
+        forward pass's ``cache``; None for a layer without attention."""
+        return None
+
     # ------------------------------------------------------------ formulas
-    @abstractmethod
     def naive_part(self, net: NetworkContext) -> int:
-        """This layer's part of the naive count: its parameters minus its own symmetries' dimension."""
+        """This layer's part of the naive count: its parameters minus its own symmetries' dimension. The network's
+        count takes the change of basis d_out^2 after every layer read by a next one; where the stream admits
+        none (``out_fixed``), it is given back here."""
+        return self.parameters + (self.d_out ** 2 if self.out_fixed else 0)
 
 
-    # ------------------------------------------------------------ networks of dense and convolutional layers
-    # (added for the field's architectures; every default keeps the attention and MLP layers as they were)
+    # ------------------------------------------------------------ how the layer meets its neighbours
     tokenwise: bool = False
-    """Whether the layer maps each token alone by a polynomial map (the span bound of ``formulas`` applies)."""
+    """Whether the layer maps each token alone by a polynomial map of degree :attr:`degree` (the span bound of
+    ``formulas`` applies)."""
 
-    input_gauge: bool = True
-    """Whether any change of basis of the layer's input stream can be absorbed in its weights (it reads Z linearly)."""
+    def power_sum(self) -> tuple[int, int, int] | None:
+        """(d, r, w) where the layer alone is f(x) = sum_i c_i (w_i . x)^r in d variables with w terms (a secant
+        variety of a Veronese variety, whose Alexander-Hirschowitz defects ``formulas`` knows), else None."""
+        return None
+
+    input_gauge: bool = False
+    """Whether any change of basis of the layer's input stream can be absorbed in its weights (it reads Z linearly
+    through :meth:`input_map`, and :meth:`input_change` gives the tangent)."""
 
     in_fixed: bool = False
     out_fixed: bool = False
@@ -235,8 +298,9 @@ class LayerKind(ABC):
 
     @property
     def output_gauge(self) -> bool:
-        """Whether any change of basis of the layer's output stream can be absorbed in its weights."""
-        return True
+        """Whether any change of basis of the layer's output stream can be absorbed in its weights
+        (:meth:`output_change` gives the tangent)."""
+        return False
 
     @property
     def out_shape(self) -> tuple[int, ...]:

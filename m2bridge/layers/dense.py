@@ -81,6 +81,7 @@ class Dense(LayerKind):
     successor: LayerKind | None = field(default=None, compare=False, repr=False)
     kind = "dense"
     tokenwise = True
+    input_gauge = True
 
     def __post_init__(self) -> None:
         if self.d_out is None:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from m2bridge.layers.base import DualMatrix, LayerKind, NetworkContext, TangentBuilder, dual_add, dual_matmul, positive_int
+from m2bridge.layers.base import (AH_EXCEPTIONS, DualMatrix, LayerKind, NetworkContext, TangentBuilder, dual_add, dual_matmul,
+                                  free_array, positive_int, units)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -33,6 +34,8 @@ class MLP(LayerKind):
     in_fixed: bool = field(default=False, compare=False, repr=False)  # see LayerKind.in_fixed
     out_fixed: bool = field(default=False, compare=False, repr=False)
     kind = "mlp"
+    tokenwise = True
+    input_gauge = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "width", positive_int("MLP widths", self.width))
@@ -46,6 +49,10 @@ class MLP(LayerKind):
 
 
     # ------------------------------------------------------------ description
+    @property
+    def output_gauge(self) -> bool:
+        return True
+
     def weight_shapes(self) -> dict[str, tuple[int, int]]:
         return {"W1": (self.width, self.d_in), "W2": (self.d_out, self.width)}
 
@@ -109,6 +116,19 @@ class MLP(LayerKind):
         return grads, back
 
     # ------------------------------------------------------------ exact (python-flint)
+    def exact_weights(self, suffix, tokens):
+        """W1 and W2 free, named ``W<suffix>i_..`` and ``W<suffix>o_..``."""
+        arrays = {"W1": free_array(f"W{suffix}i", (self.width, self.d_in)),
+                  "W2": free_array(f"W{suffix}o", (self.d_out, self.width))}
+        return [n for a in arrays.values() for n in a.ravel()], arrays
+
+    def exact_refusal(self, index: int) -> str | None:
+        if self.degree <= MAX_EXACT_DEGREE:
+            return None
+        return (f"layer {index}: an MLP of degree r = {self.degree} is beyond the exact path (it expands "
+                f"(W1 z)^r symbolically; limit r <= {MAX_EXACT_DEGREE}): use --method numeric "
+                "(exact rank modulo a prime on sampled inputs)")
+
     def dual_forward(self, w, z: DualMatrix) -> DualMatrix:
         h = dual_matmul(w["W1"].tolist(), z)
         act = []
@@ -137,8 +157,6 @@ class MLP(LayerKind):
         groups: dict[str, list[np.ndarray]] = {"neuron_scaling": [], "hidden_gauge": [], "linear_fiber": [],
                                                "quadratic_orthogonal": []}
         if self.linear:
-            from m2bridge.layers.attention import units
-
             for e in units(self.width, tb.dtype):  # W1 -> G W1, W2 -> W2 G^-1
                 groups["hidden_gauge"].append(tb.vector({(i, "W1"): tb.matmul(e, w1),
                                                          (i, "W2"): tb.neg(tb.matmul(w2, e))}))
@@ -216,6 +234,22 @@ class MLP(LayerKind):
         if self.in_fixed:
             return {}
         return {"W1": tb.neg(tb.matmul(w["W1"], e))}
+
+    def power_sum(self) -> tuple[int, int, int] | None:
+        """(d_in, r, w) for one output and no skip connection: f(x) = sum_i W2_i (W1_i . x)^r."""
+        return (self.d_in, self.degree, self.width) if self.d_out == 1 and not self.residual else None
+
+    def fiber_bound(self) -> int | None:
+        """The dimension of the layer's span, d_out binom(d_in + r - 1, r) (one less for an Alexander-Hirschowitz
+        defective power sum), where it is below the parameters less the neuron rescalings: a layer of width
+        w >= d_in and degree 2 fills it with more parameters, in a fiber that is no group action."""
+        from math import comb
+
+        span = self.d_out * comb(self.d_in + self.degree - 1, self.degree)
+        key = (self.d_in, self.degree, self.width) if self.d_out == 1 else None
+        if key in AH_EXCEPTIONS:
+            span = min(self.width * self.d_in, span) - 1
+        return span if span < self.parameters - self.width else None
 
     # ------------------------------------------------------------ formulas
     def naive_part(self, net: NetworkContext) -> int:

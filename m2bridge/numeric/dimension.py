@@ -362,7 +362,6 @@ def _fiber_tangent(arch: AttentionNetwork, weights, jac: np.ndarray, rank: int, 
     Only proven symmetries (:func:`proven_groups`) count towards the upper bound that certifies a rank;
     a candidate that lies in the kernel of the sampled Jacobian without a proof is listed, not counted.
     """
-    proven = proven_groups(arch)
     kernel = arch.parameters - rank
     explained: dict[str, int] = {}
     not_sym: list[str] = []
@@ -372,6 +371,7 @@ def _fiber_tangent(arch: AttentionNetwork, weights, jac: np.ndarray, rank: int, 
     scale = np.abs(jac).max() if p is None else 1.0
     with blas_threads(jac.shape, kind="jacobian"):
         groups = symmetry_tangents(arch, weights, p)
+        proven = proven_groups(arch, groups)
         for name, cols in groups.items():
             if cols.shape[1] == 0:
                 continue

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from m2bridge.network import AttentionNetwork
-from m2bridge.layers import Attention
+from m2bridge.layers.base import LayerKind, NetworkContext
 from m2bridge.fields import FLOAT64, ArrayField
 
 Weights = list[dict[str, np.ndarray]]
@@ -48,11 +48,9 @@ def softmax_saturation(arch: AttentionNetwork, weights: Weights, x: np.ndarray, 
     for layer, w in zip(arch.layer_specs, weights):
         cache, out = layer.forward(w, z, FLOAT, net)
         z = out
-        if not isinstance(layer, Attention):
+        cols = layer.attention_columns(cache)
+        if cols is None:
             continue
-        cols = layer.attention_weights(cache).max(axis=-2)
-        if layer.causal:
-            cols = cols[..., 1:]
         saturated += int((cols > threshold).sum())
         total += cols.size
     return saturated / total if total else 0.0
@@ -82,13 +80,18 @@ def projected_jacobian(arch: AttentionNetwork, weights: Weights, x: np.ndarray, 
     """
     if arch.softmax and ar.prime is not None:
         raise ValueError("softmax networks are not polynomial: use float arithmetic")
+    return layers_jacobian(arch.layer_specs, weights, x, proj, ar, arch.context)
+
+
+def layers_jacobian(layers: tuple[LayerKind, ...] | list[LayerKind], weights: Weights, x: np.ndarray,
+                    proj: np.ndarray, ar: Arithmetic = FLOAT, net: NetworkContext = NetworkContext()) -> np.ndarray:
+    """:func:`projected_jacobian` of a sequence of layers (a network's, or one layer alone)."""
     n, _, t = x.shape
     c = proj.shape[1]
     rows = n * c * t
-    net = arch.context
     saved = []
     z = x
-    for layer, w in zip(arch.layer_specs, weights):
+    for layer, w in zip(layers, weights):
         cache, out = layer.forward(w, z, ar, net)
         saved.append((z, cache))
         z = out
@@ -96,7 +99,7 @@ def projected_jacobian(arch: AttentionNetwork, weights: Weights, x: np.ndarray, 
     eye = np.eye(t, dtype=proj.dtype)
     g = np.einsum("nme,jk->nmjek", proj, eye).reshape(n, c * t, proj.shape[2], t)
     per_layer: list[list[np.ndarray]] = []
-    for layer, w, (z, cache) in zip(reversed(arch.layer_specs), reversed(weights), reversed(saved)):
+    for layer, w, (z, cache) in zip(reversed(layers), reversed(weights), reversed(saved)):
         grads, g = layer.backward(w, cache, z, g, ar, net)
         per_layer.append([grads[name].reshape(rows, -1) for name in layer.weight_shapes()])
     return np.concatenate([b for blocks in reversed(per_layer) for b in blocks], axis=1)

@@ -15,22 +15,21 @@ of basis GL(d) of the residual stream between two layers without skip connection
 rescaling of hidden neurons, for r = 1 the fiber of W2 W1 (GL(w) and translations along kernels),
 and for r = 2 read through one direction the orthogonal group of diag(W2).  Between layers: output
 directions the next layer does not read, input directions the previous layer never writes, and the
-fiber of an MLP layer that fills its space of polynomial maps.  Each layer kind lists its own
-candidates (``m2bridge.layers``).  Whether each is a symmetry is *checked* against the Jacobian by the
-caller, never assumed.
+fiber of a layer that fills its space of polynomial maps (:meth:`LayerKind.fiber_bound`).  Each layer kind
+lists its own candidates (``m2bridge.layers``), under the names of :data:`GROUPS` or new ones; nothing here asks
+a kind by name.  Whether each is a symmetry is *checked* against the Jacobian by the caller, never assumed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace as dataclass_replace
 
 import numpy as np
 
 from m2bridge.network import AttentionNetwork
-from m2bridge.layers.attention import units
-from m2bridge.layers.base import LayerKind, TangentBuilder
-from m2bridge.numeric.jacobian import Weights, unflatten_weights, weight_blocks
+from m2bridge.layers.base import LayerKind, NetworkContext, TangentBuilder, units
+from m2bridge.numeric.jacobian import Arithmetic, Weights, layers_jacobian, weight_blocks
 from m2bridge.fields import ArrayField
 from m2bridge.numeric.blas import blas_threads
 
@@ -75,17 +74,18 @@ class _Tangents(TangentBuilder):
         return w
 
 
-def proven_groups(arch: AttentionNetwork) -> set[str]:
-    """The candidate groups that are symmetries of ``arch`` by the algebra: each layer kind says which of
-    its groups are (attention's scaling, head mixing and head shift need lightning attention)."""
+def proven_groups(arch: AttentionNetwork, names: Iterable[str] = GROUPS) -> set[str]:
+    """The candidate groups among ``names`` (default :data:`GROUPS`; give those of :func:`symmetry_tangents` for
+    a kind's own groups) that are symmetries of ``arch`` by the algebra: each layer kind says which of its groups
+    are (attention's scaling, head mixing and head shift need lightning attention)."""
     net = arch.context
-    return {g for g in GROUPS if all(layer.proven(g, net) for layer in arch.layer_specs)}
+    return {g for g in names if all(layer.proven(g, net) for layer in arch.layer_specs)}
 
 
 def symmetry_tangents(arch: AttentionNetwork, weights: Weights, prime: int | None = None) -> dict[str, np.ndarray]:
     """Columns spanning each candidate symmetry's tangent directions at ``weights``.
 
-    Keys are :data:`GROUPS`.  Vectors are in Jacobian column order; entries are residues
+    Keys are :data:`GROUPS`, then any group a layer kind adds.  Vectors are in Jacobian column order; entries are residues
     modulo ``prime`` when given.
     """
     tb = _Tangents(arch, prime)
@@ -93,10 +93,11 @@ def symmetry_tangents(arch: AttentionNetwork, weights: Weights, prime: int | Non
     specs = arch.layer_specs
     net = arch.context
     for i, (layer, w) in enumerate(zip(specs, weights)):
-        # the matrix through which the next layer reads this one's output (None: a skip passes it all on)
+        # the matrix through which the next layer reads this one's output (None: a skip passes it all on, or the
+        # next layer reads it through no matrix)
         reader = specs[i + 1].input_map(weights[i + 1]) if i + 1 < len(specs) and not specs[i + 1].residual else None
         for name, vectors in layer.symmetry_candidates(i, w, tb, net, reader).items():
-            groups[name] += vectors
+            groups.setdefault(name, []).extend(vectors)
         # output directions the next layer (without skip connection) does not read: it sees Z only as M Z
         if reader is not None:
             for n in tb.null_vectors(reader):
@@ -104,8 +105,9 @@ def symmetry_tangents(arch: AttentionNetwork, weights: Weights, prime: int | Non
                                             for move in layer.output_moves(w, n, tb)]
         # input directions that never occur: after a layer without skip connection the stream lies in the span
         # of that layer's output weights, so the next layer may read the orthogonal directions in any way
-        if i + 1 < len(specs) and not layer.residual:
-            for n in tb.null_vectors(layer.output_span(w).T):
+        span = layer.output_span(w) if i + 1 < len(specs) and not layer.residual else None
+        if span is not None:
+            for n in tb.null_vectors(span.T):
                 groups["unused_input"] += [tb.vector({(i + 1, name): block for name, block in move.items()})
                                            for move in specs[i + 1].input_moves(weights[i + 1], n, tb)]
     groups["layer_fiber"] += _layer_fibers(arch, weights, tb)
@@ -143,42 +145,41 @@ def _stream_changes(specs: Sequence[LayerKind], i: int, j: int) -> bool:
 
 
 def _layer_fibers(arch: AttentionNetwork, weights: Weights, tb: _Tangents) -> list[np.ndarray]:
-    """Kernel directions of an MLP layer's own Jacobian, where that layer fills its space of polynomial maps.
+    """Kernel directions of a layer's own Jacobian, where that layer fills its space of polynomial maps.
 
     Moving the weights of one layer inside the fiber of that layer's own map leaves the network unchanged,
-    so at a point where the layer's Jacobian has its generic rank (certified here: it equals the dimension
-    of the layer's span, an upper bound) the kernel of the layer's Jacobian lies in the kernel of the
+    so at a point where the layer's Jacobian has its generic rank (certified here: it equals the layer's
+    :meth:`LayerKind.fiber_bound`, an upper bound) the kernel of the layer's Jacobian lies in the kernel of the
     network's; their span at one point is at most its generic dimension, so the bound stays valid.
     An MLP of width w >= d_in and degree 2 fills its span (every quadratic map) with w d_in + w d_out - w
     parameters, more than the span's dimension: these directions are not a group action.
     """
-    from m2bridge.formulas import known_upper_bound
-    from m2bridge.layers import MLP
-    from m2bridge.numeric.jacobian import Arithmetic, projected_jacobian
-
     out = []
     for i, (layer, w) in enumerate(zip(arch.layer_specs, weights)):
-        if not isinstance(layer, MLP):
-            continue
-        alone = AttentionNetwork(layers=[dataclass_replace(layer, residual=False)], tokens=1)
-        bound = known_upper_bound(alone)
-        if bound is None or bound[0] >= alone.parameters - layer.width:
-            continue  # no larger fiber than the rescalings can be certified this way
+        bound = layer.fiber_bound()
+        if bound is None:
+            continue  # no larger fiber than the layer's own symmetries can be certified this way
+        alone = dataclass_replace(layer, residual=False)
         rng = np.random.default_rng(20250)
-        n = bound[0] + 16  # inputs, one row each (a random combination of the outputs)
+        n = bound + 16  # inputs, one row each (a random combination of the outputs)
         if tb.prime is None:
             x = rng.standard_normal((n, layer.d_in, 1))
             proj = rng.standard_normal((n, 1, layer.d_out))
-            jac = projected_jacobian(alone, [w], x, proj)
+            jac = layers_jacobian([alone], [w], x, proj, net=NetworkContext())
         else:
             x = rng.integers(0, tb.prime, size=(n, layer.d_in, 1), dtype=np.int64)
             proj = rng.integers(0, tb.prime, size=(n, 1, layer.d_out), dtype=np.int64)
-            jac = projected_jacobian(alone, [w], x, proj, Arithmetic(tb.prime))
+            jac = layers_jacobian([alone], [w], x, proj, Arithmetic(tb.prime), NetworkContext())
         kernel = _kernel(jac, tb.prime)
-        if alone.parameters - len(kernel) != bound[0]:
+        if layer.parameters - len(kernel) != bound:
             continue  # the layer's rank here does not meet its bound: not certified generic, add nothing
+        shapes = layer.weight_shapes()
         for vec in kernel:
-            (blocks,) = unflatten_weights(alone, vec)
+            blocks, pos = {}, 0
+            for name, shape in shapes.items():
+                size = int(np.prod(shape))
+                blocks[name] = vec[pos:pos + size].reshape(shape)
+                pos += size
             out.append(tb.vector({(i, name): block for name, block in blocks.items()}))
     return out
 

@@ -4,33 +4,37 @@ Follows the network from ``dimension.dimension_report``: every call, traced with
 of ``m2bridge`` that receives the network (an argument, or ``self``) or an object holding it (``.architecture``)
 is a step; consecutive steps in one module are one visit. Reported per case:
 
-- modules: the distinct modules visited (``network.py`` counted apart: engines asking the network is the way
-  down, not a detour);
+- modules: the distinct modules visited; calls of a method of the network or of an object holding it (a
+  parametrization's ``reduced``, say) are questions to that object, counted apart: asking the network is the
+  way down, not a detour;
 - visits: how often each module was entered from another one (more than once: the path goes back and forth);
 - climbs: calls from a module into one of a higher floor (:data:`FLOORS`: the engines, the network and its closed
   forms, the parametrizations and symmetries, the backends, the results), or into a module that already has an
   active frame lower on the stack (the callee went back up to a module that called down to it);
 - crossings: calls between the exact engines (``exact/``) and the numeric ones (``numeric/``).
 
-Usage: python bench/path.py [--verbose]
+Usage: python bench/path.py [--verbose]   (with PYTHONPATH set, the package found there: another checkout's)
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if not os.environ.get("PYTHONPATH"):
+    sys.path.insert(0, str(ROOT))
 
+import m2bridge  # noqa: E402
 from m2bridge.network import AttentionNetwork, Network, make_architecture  # noqa: E402
 from m2bridge.layers.spec import parse_layers  # noqa: E402
 
-PACKAGE = str(ROOT / "m2bridge") + "/"
-ASK_NETWORK = {"network.py"}
+PACKAGE = str(Path(m2bridge.__file__).parent) + "/"
+ASK = "(questions)"
 FLOORS = {"dimension.py": 0, "numeric/dimension.py": 0, "exact/compute.py": 0, "exact/jacobian_qq.py": 0,
           "network.py": 1, "formulas.py": 1, "layers/": 1,
           "exact/problem.py": 2, "exact/parametrization.py": 2, "exact/flint_parametrization.py": 2,
@@ -65,11 +69,12 @@ def cases() -> dict[str, tuple[Callable[[int], AttentionNetwork], str]]:
     }
 
 
+def _holds(value: Any) -> bool:
+    return isinstance(value, AttentionNetwork) or isinstance(getattr(value, "architecture", None), AttentionNetwork)
+
+
 def _carries(frame: Any) -> bool:
-    for value in frame.f_locals.values():
-        if isinstance(value, AttentionNetwork) or isinstance(getattr(value, "architecture", None), AttentionNetwork):
-            return True
-    return False
+    return any(_holds(value) for value in frame.f_locals.values())
 
 
 def trace(run: Callable[[], Any]) -> tuple[list[str], list[tuple[str, str]], list[tuple[str, str]]]:
@@ -88,11 +93,14 @@ def trace(run: Callable[[], Any]) -> tuple[list[str], list[tuple[str, str]], lis
         if event == "call":
             if not _carries(frame):
                 return tracer
+            if "self" in frame.f_code.co_varnames[:1] and _holds(frame.f_locals.get("self")):
+                module = ASK  # a question to the network or to an object holding it
+            elif frame.f_code.co_name.startswith("<") and stack:
+                module = stack[-1]  # a comprehension: part of the function that runs it
             caller = stack[-1] if stack else None
             if module != caller:
                 visits.append(module)
-                if caller is not None and module not in ASK_NETWORK and (module in stack
-                                                                        or floor(module) < floor(caller)):
+                if caller not in (None, ASK) and module != ASK and (module in stack or floor(module) < floor(caller)):
                     climbs.append((caller, module))
                 if caller is not None and {caller.split("/")[0], module.split("/")[0]} == {"exact", "numeric"}:
                     crossings.append((caller, module))
@@ -127,16 +135,16 @@ def main() -> None:
         command(build(3), method)  # warm the imports: the trace sees the path, not the set-up
         arch = build(2)
         visits, climbs, crossings = trace(lambda: command(arch, method))
-        counts = Counter(v for v in visits if v not in ASK_NETWORK)
-        asks = sum(1 for v in visits if v in ASK_NETWORK)
+        counts = Counter(v for v in visits if v != ASK)
+        asks = visits.count(ASK)
         all_modules |= set(counts)
         total_climbs += len(climbs)
         total_crossings += len(crossings)
         print(f"{label}\n  {len(counts)} modules, {len(climbs)} climbs, {len(crossings)} exact/numeric crossings, "
-              f"{asks} questions to network.py")
+              f"{asks} questions to the network or its parametrization")
         print("  visits: " + ", ".join(f"{m} {c}" for m, c in sorted(counts.items(), key=lambda x: (-x[1], x[0]))))
         if args.verbose:
-            print("  path: " + " > ".join(v for v in visits if v not in ASK_NETWORK))
+            print("  path: " + " > ".join(v for v in visits if v != ASK))
             for a, b in sorted(set(climbs)):
                 print(f"  climb: {a} -> {b} ({climbs.count((a, b))}x)")
             for a, b in sorted(set(crossings)):

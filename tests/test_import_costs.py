@@ -57,7 +57,7 @@ def test_kernel_mod_p_is_python_flints_basis():
     pytest.importorskip("flint")
     in_checkout("""
 import flint, numpy as np
-from m2bridge.numeric.symmetry import nullspace_mod
+from m2bridge.layers.symmetry import nullspace_mod
 rng = np.random.default_rng(3)
 for p in (2_147_483_629, 32003, 5):
     for _ in range(60):

@@ -21,7 +21,7 @@ from m2bridge.numeric.dimension import numeric_dimension
 from m2bridge.numeric.jacobian import (Arithmetic, forward, output_projection, projected_jacobian, random_inputs,
                                        random_weights)
 from m2bridge.fields import DEFAULT_PRIME, matmul_mod
-from m2bridge.numeric.symmetry import proven_groups, symmetry_tangents
+from m2bridge.layers.symmetry import proven_groups, symmetry_tangents
 
 
 def ah_dimension(d: int, r: int, w: int) -> int:

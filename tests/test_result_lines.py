@@ -23,7 +23,7 @@ from m2bridge.layers.attention import Attention
 from m2bridge.network import Network, polynomial_network
 from m2bridge.numeric.dimension import numeric_dimension
 from m2bridge.numeric.jacobian import random_weights
-from m2bridge.numeric.symmetry import symmetry_tangents
+from m2bridge.layers.symmetry import symmetry_tangents
 
 PRIME = 2147483629
 

@@ -9,7 +9,7 @@ from m2bridge.formulas import expected_dimension
 from m2bridge.numeric.dimension import numeric_dimension
 from m2bridge.numeric.jacobian import forward, projected_jacobian, output_projection, random_inputs, random_weights, Arithmetic
 from m2bridge.fields import DEFAULT_PRIME, matmul_mod
-from m2bridge.numeric.symmetry import proven_groups, symmetry_tangents
+from m2bridge.layers.symmetry import proven_groups, symmetry_tangents
 
 
 @pytest.mark.parametrize("kwargs,match", [

@@ -175,7 +175,7 @@ def _symmetry_dimension(arch: AttentionNetwork, point: list[dict[str, np.ndarray
     """Dimension spanned by the proven symmetries' tangents at the point (exact, modulo a large prime:
     a rank mod p never exceeds the rank over QQ, so the bound it gives is never too small)."""
     from m2bridge.fields import DEFAULT_PRIME, rank_mod
-    from m2bridge.numeric.symmetry import proven_groups, symmetry_tangents
+    from m2bridge.layers.symmetry import proven_groups, symmetry_tangents
 
     p = DEFAULT_PRIME
     weights = [{name: arr.astype(np.int64) % p for name, arr in w.items()} for w in point]

@@ -121,7 +121,7 @@ class NetworkContext:
 
 
 class TangentBuilder(ABC):
-    """Builds symmetry tangent vectors (see ``numeric.symmetry``): matrix products and negation in the
+    """Builds symmetry tangent vectors (see ``layers.symmetry``): matrix products and negation in the
     arithmetic of the weights (float64 or modulo a prime)."""
 
     prime: int | None
@@ -224,7 +224,7 @@ class LayerKind(ABC):
         """{group name: tangent vectors} of the candidate symmetries inside this layer. ``reader``: the matrix
         through which the next layer reads this layer's output (its :meth:`input_map`), or None when the
         output is the network's, passes on through a skip connection or is read in no linear way. Group names
-        not in ``numeric.symmetry.GROUPS`` are new groups, proven where :meth:`proven` says so."""
+        not in ``layers.symmetry.GROUPS`` are new groups, proven where :meth:`proven` says so."""
         return {}
 
     def input_map(self, w: dict[str, np.ndarray]) -> np.ndarray | None:
@@ -261,7 +261,7 @@ class LayerKind(ABC):
     def fiber_bound(self) -> int | None:
         """An upper bound on the dimension of the layer's own map (alone, on one token, without its skip
         connection) above what its own symmetries explain, or None: where the rank of that map's Jacobian meets
-        it, the map's kernel lies in the network's fiber (``numeric.symmetry``'s ``layer_fiber``)."""
+        it, the map's kernel lies in the network's fiber (``layers.symmetry``'s ``layer_fiber``)."""
         return None
 
     def attention_columns(self, cache: Any) -> np.ndarray | None:

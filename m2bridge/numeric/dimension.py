@@ -20,7 +20,7 @@ from m2bridge.fields import DEFAULT_PRIME, matmul_mod
 from m2bridge.numeric.blas import blas_threads
 from m2bridge.numeric.modrank import exact_kernel_test, rank_modp
 from m2bridge.numeric.rank import MIN_RELIABLE_GAP, float_rank
-from m2bridge.numeric.symmetry import proven_groups, symmetry_tangents
+from m2bridge.layers.symmetry import proven_groups, symmetry_tangents
 
 _CERTIFIED_BY = "rank certified maximal: it equals "
 

@@ -1,4 +1,4 @@
-"""Tangent vectors of the candidate weight symmetries (documentation: Mathematics, sections 5 and 8).
+"""The candidate weight symmetries of a network, assembled from its layer kinds' candidates: their tangent vectors at a weight point, for the numeric and the exact engines alike (documentation: Mathematics, sections 5 and 8).
 
 At weights W, each one-parameter family of candidate symmetries gives a vector
 that should lie in the kernel of the Jacobian.  Candidates, per layer: the

@@ -146,7 +146,8 @@ def _numeric_critical(args: argparse.Namespace, arch: Any) -> int:
         raise ArchitectureError("--numeric takes no --field, --m2-script or --force (it runs no Macaulay2)")
     with stoppable() as stop:  # Ctrl-C and --timeout end the search where it is; what was found is printed
         res = decompose_critical_locus(arch, seed=args.seed, max_paths=args.max_paths,
-                                       timeout=args.timeout or 600.0, min_dimension=args.min_dimension)
+                                       timeout=args.timeout or 600.0, min_dimension=args.min_dimension,
+                                       evaluation=args.evaluation)
     emit(args, res.to_dict(), str(res))
     return 130 if stop.reason == CTRL_C else 0  # the exit says it was interrupted
 
@@ -162,8 +163,9 @@ def components_command(fn_name: str) -> Callable[[argparse.Namespace], int]:
         arch = architecture(args)
         if fn_name == "critical_points" and args.numeric:
             return _numeric_critical(args, arch)
-        if fn_name == "critical_points" and (args.min_dimension is not None or args.max_paths != 200000):
-            raise ArchitectureError("--min-dimension and --max-paths go with --numeric")
+        if fn_name == "critical_points" and (args.min_dimension is not None or args.max_paths != 200000
+                                             or args.evaluation != "auto"):
+            raise ArchitectureError("--min-dimension, --max-paths and --evaluation go with --numeric")
         if fn_name == "fiber":
             if args.at:
                 check_feasible(arch, "the fiber", args.force)
@@ -254,6 +256,10 @@ def register(sub: Any) -> None:
             p.add_argument("--max-paths", type=positive_int, default=200000, metavar="N",
                            help="with --numeric: the most paths one slice's homotopy may track (default 200000)")
             p.add_argument("--seed", type=int, default=0, help="with --numeric: seed of the random slices (default 0)")
+            p.add_argument("--evaluation", choices=["auto", "expanded", "straight-line"], default="auto",
+                           help="with --numeric: the Jacobian from the coefficients expanded into polynomials, or "
+                                "from the outputs at random inputs evaluated layer by layer (jets; nothing "
+                                "expanded); auto: straight-line for deep networks and blocks (default auto)")
         if name == "fiber":
             p.add_argument("--seed", type=int, default=0, help="seed of the random weight point (default 0)")
             p.add_argument("--at", metavar="FILE",

@@ -116,6 +116,13 @@ class RankSystem:
     def N(self) -> int:
         return self.rho * self.k
 
+    @property
+    def degree(self) -> int:
+        return self.polys.degree
+
+    def start_paths(self, rng: np.random.Generator, max_paths: int, until: float | None) -> tuple[list, Any, int]:
+        return two_homogeneous_solve(self, rng, max_paths, until)
+
     def _terms(self, i: int, homogenize: int | None) -> dict[tuple[int, ...], complex]:
         """The monomials of equation i in (theta, W) or, homogenized (degree ``homogenize`` in theta), in
         (h, theta, w0, W)."""
@@ -255,13 +262,13 @@ def solve_slice(rs: RankSystem, r: int, rng: np.random.Generator, max_paths: int
     exactly rho at the nonsingular ends; the singular ends kept where rank J < r (for the membership check).
     ``until``: the paths stopped at this :func:`time.monotonic` time (or a stop) make the points a lower bound."""
     f, n, N = rs.fmap, rs.fmap.n, rs.N
-    e = max(1, rs.polys.degree)
+    e = max(1, rs.degree)
     count, total = path_count(e, rs.q, rs.rho, r, n)
     started = time.monotonic()
     if count > max_paths:
         return SliceSolve(rs.q, rs.rho, rs.k, count, total, "skipped", Status.NOT_COMPUTED, 0.0,
                           reason=f"{count} paths > {max_paths}")
-    paths, _, _ = two_homogeneous_solve(rs, rng, max_paths, until)
+    paths, _, _ = rs.start_paths(rng, max_paths, until)
     codes = {c.value: 0 for c in PathCode}
     good, singular, dropped = [], [], 0
     for p in paths:

@@ -28,9 +28,10 @@ from m2bridge.deadline import past, stop_reason
 from m2bridge.network import AttentionNetwork
 from m2bridge.results import Status
 from m2bridge.witness.cascade import JacobianPolys, RankSystem, kernel_vectors, path_count, solve_slice
-from m2bridge.witness.critical import critical_locus_of_map, generic_rank, numeric_critical_locus
+from m2bridge.witness.critical import DROP, critical_locus_of_map, generic_rank, numeric_critical_locus
 from m2bridge.witness.incidence import SAME, cnormal, member, numerical_rank, theta_trace_test, track_ends
 from m2bridge.witness.maps import PolynomialMap, coefficient_map, coefficient_weights
+from m2bridge.witness.network_map import straight_map
 from m2bridge.witness.result import CriticalComponent, NumericCriticalLocus
 
 
@@ -122,13 +123,18 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
     say = log or (lambda s: None)
     n = fmap.n
     r, gap = generic_rank(fmap, rng)
-    polys = JacobianPolys.of(fmap)
-    homogeneous = len({sum(m) for m in polys.monomials}) <= 1
+    straight = hasattr(fmap, "rank_system")  # a straight-line map (:mod:`.network_map`): nothing expanded
+    polys = None if straight else JacobianPolys.of(fmap)
+    degree = fmap.degree if straight else polys.degree
+    homogeneous = fmap.homogeneous if straight else len({sum(m) for m in polys.monomials}) <= 1
+    check = getattr(fmap, "check", None)
     lowest = (1 if homogeneous else 0) if min_dimension is None else min_dimension
     found: list[Found] = []
+    extraneous: list[Found] = []  # components of the sampled map's locus only (membership still counts them)
     dimensions: list[dict] = []
     solves: list[dict] = []
     stopped = ""
+    rate = 0.0  # seconds per path, the slowest slice so far
     for q in range(1, n - lowest + 1):
         d = n - q
         t0, paths, reasons, others = time.monotonic(), 0, [], []
@@ -137,29 +143,47 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
             if past(deadline):
                 stopped = f"{stop_reason('the time limit')} at dimension {d}"
                 break
-            count, total = path_count(max(1, polys.degree), q, rho, r, n)
+            count, total = path_count(max(1, degree), q, rho, r, n)
             if count > max_paths:
                 solves.append({"codimension": q, "rank": rho, "kernel_vectors": kernel_vectors(q, rho, r, n),
                                "paths": count, "total_degree_paths": total, "method": "skipped",
                                "status": Status.NOT_COMPUTED.value})
                 stopped = f"dimension {d}, rank {rho}: {count} paths > {max_paths} (the path limit)"
                 break
-            rs = RankSystem.random(fmap, polys, rho, q, r, rng)
+            left = deadline - time.monotonic()
+            if rate and count * rate > left:  # started, it would end at the time limit with a lower bound anyway
+                solves.append({"codimension": q, "rank": rho, "kernel_vectors": kernel_vectors(q, rho, r, n),
+                               "paths": count, "total_degree_paths": total, "method": "skipped",
+                               "status": Status.NOT_COMPUTED.value})
+                stopped = (f"dimension {d}, rank {rho}: {count} paths, about {count * rate:.0f} s at the "
+                           f"{1000 * rate:.0f} ms per path measured so far, > the {left:.0f} s left")
+                break
+            rs = (fmap.rank_system(rho, q, kernel_vectors(q, rho, r, n), rng) if straight
+                  else RankSystem.random(fmap, polys, rho, q, r, rng))
             s = solve_slice(rs, r, rng, max_paths, until=deadline)
+            if s.paths >= 20 and s.status is Status.VERIFIED:
+                rate = max(rate, s.seconds / s.paths)
             solves.append(s.to_dict())
             paths += s.paths
             if s.status is not Status.VERIFIED:
                 reasons.append(f"rank {rho}: {s.reason}")
             others += s.singular
-            fresh = [x for x in s.points if not any(F.contains(x[:n]) for F in found)]
+            fresh = [x for x in s.points if not any(F.contains(x[:n]) for F in found + extraneous)]
             say(f"dimension {d}, rank {rho}: {s.paths} paths, {len(s.points)} points of rank {rho}, "
                 f"{len(s.points) - len(fresh)} on components found")
             if not fresh:
                 continue
             for X, trace, loops in monodromy_groups(rs, np.array(fresh), rng, deadline):
                 tangent = rs.tangent(X[0])
-                J = fmap.jacobian(X[0, :n])
+                J = (check or fmap).jacobian(X[0, :n])
                 image = numerical_rank(J @ tangent, scale=float(np.linalg.norm(J, 2)))[0] if tangent.size else 0
+                if check is not None and not on_check(check, X[:, :n], rho, r):
+                    reasons.append(f"rank {rho}: {len(X)} points whose rank drops on the map's samples only "
+                                   f"(extraneous, left out; a true component inside it would be hidden)")
+                    extraneous.append(Found(rs, X, CriticalComponent(dimension=d, degree=len(X), jacobian_rank=rho,
+                                                                     image_dimension=image,
+                                                                     degree_status=Status.LOWER_BOUND)))
+                    continue
                 if tangent.shape[1] != d:
                     reasons.append(f"rank {rho}: a tangent space of dimension {tangent.shape[1]}, not {d}")
                 ok = trace is not None and trace.passed
@@ -167,7 +191,7 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
                     reasons.append(f"rank {rho}: a group of {len(X)} points failed the trace test")
                 comp = CriticalComponent(dimension=d, degree=len(X), jacobian_rank=rho, image_dimension=image,
                                          degree_status=Status.VERIFIED if ok else Status.LOWER_BOUND, trace=trace,
-                                         loops=loops, hits=len(X), found_by="cascade")
+                                         loops=loops, hits=len(X), found_by="cascade", witness=X[:, :n].copy())
                 new_here.append(Found(rs, X, comp))
                 say(f"  component: {comp.line()}")
         if stopped:
@@ -176,8 +200,8 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
             found += new_here
             break
         found += new_here
-        unexplained = sum(not any(F.contains(th, loose=True) for F in found if F.component.dimension >= d)
-                          for th in others)
+        unexplained = sum(not any(F.contains(th, loose=True) for F in found + extraneous
+                                  if F.component.dimension >= d) for th in others)
         if unexplained:
             reasons.append(f"{unexplained} of {len(others)} other ends on the locus (singular, or of another rank) "
                            f"lie on no component found")
@@ -191,7 +215,7 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
         c.maximal = all(dd["status"] == Status.VERIFIED.value for dd in dimensions if dd["dimension"] > c.dimension)
     searched = {dd["dimension"] for dd in dimensions if dd["status"] == Status.VERIFIED.value}
     failures: list[str] = []
-    if stopped and not past(deadline):  # the dimensions left: the random seeding, a lower bound
+    if stopped and not past(deadline) and not straight:  # the dimensions left: the random seeding, a lower bound
         rest = critical_locus_of_map(fmap, seeds=fallback_seeds, seed=seed, timeout=deadline - time.monotonic(),
                                      label=label)
         below = min(dd["dimension"] for dd in dimensions)
@@ -211,7 +235,9 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
         bad = [f"dimension {dd['dimension']}: {dd['reason']}" for dd in dimensions
                if dd["status"] != Status.VERIFIED.value]
         if stopped:
-            bad.append(f"dimensions below {min(dd['dimension'] for dd in dimensions)} by random seeding only")
+            below = min(dd['dimension'] for dd in dimensions)
+            bad.append(f"dimensions below {below} not searched (the random seeding needs the map expanded)"
+                       if straight else f"dimensions below {below} by random seeding only")
         elif lowest > floor:
             bad.append(f"dimensions below {lowest} not searched (min_dimension)")
         reason = "; ".join(bad)
@@ -222,13 +248,36 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
                                 complete_reason=reason)
 
 
+def on_check(check, thetas: np.ndarray, rho: int, r: int) -> bool:
+    """Whether J of the independent ``check`` map has rank exactly rho at every point (its rank there is J's own)."""
+    for theta in thetas:
+        s = np.linalg.svd(check.jacobian(theta), compute_uv=False)
+        if len(s) >= r and s[r - 1] > DROP * s[0]:
+            return False
+        if rho and s[rho - 1] < 1e-6 * s[0]:
+            return False
+    return True
+
+
 def decompose_critical_locus(arch: AttentionNetwork, seed: int = 0, max_paths: int = 200000, timeout: float = 600.0,
-                             min_dimension: int | None = None, fallback_seeds: int = 8,
+                             min_dimension: int | None = None, fallback_seeds: int = 8, evaluation: str = "auto",
                              log: Callable[[str], None] | None = None) -> NumericCriticalLocus:
-    """The cascade on the network's coefficient map (the weights of ``m2bridge critical``); where that map cannot be
-    built in polynomials of the weights alone, the random seeding of :func:`.critical.numeric_critical_locus` (a
-    lower bound, its reason in ``complete_reason``)."""
+    """The cascade on the network's parametrization in the weights of ``m2bridge critical``. ``evaluation``:
+    ``expanded`` (the coefficient map as polynomials: term tables), ``straight-line`` (the outputs at random inputs
+    by jets, :mod:`.network_map`), ``auto``: straight-line for deep networks and blocks, expanded for one attention
+    layer. Where the expanded map cannot be built, the random seeding of :func:`.critical.numeric_critical_locus`
+    (a lower bound, its reason in ``complete_reason``)."""
     started = time.monotonic()
+    if evaluation == "auto":
+        evaluation = "expanded" if arch.layers == 1 and arch.attention_only else "straight-line"
+    if evaluation == "straight-line":
+        fmap = straight_map(arch, seed)
+        result = cascade_critical_locus(fmap, seed, max_paths, timeout - (time.monotonic() - started), min_dimension,
+                                        label=str(arch), log=log)
+        result.seconds = time.monotonic() - started
+        return result
+    if evaluation != "expanded":
+        raise ValueError(f"evaluation: auto, expanded or straight-line, not {evaluation!r}")
     weights = coefficient_weights(arch)
     why = (f"{weights} weights in {arch.layers} layers: the coefficient map is too large to expand (more than "
            f"{EXPAND} weights), and the cascade needs J as polynomials in the weights alone"

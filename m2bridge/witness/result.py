@@ -29,6 +29,7 @@ class CriticalComponent(Result):
     hits: int = 1
     found_by: str = "seeding"
     maximal: bool = False  # shown to lie in no other component: every larger dimension verified complete
+    witness: Any = None  # the witness points' weights (rows), where kept; not in the JSON
 
     @property
     def status(self) -> Status:  # type: ignore[override]

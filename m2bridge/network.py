@@ -81,7 +81,7 @@ class AttentionNetwork:
                                     "none (drop --temperature, or add --softmax)")
         for i, layer in enumerate(specs, start=1):
             if layer.residual and layer.d_in != layer.d_out:
-                what = "attention" if isinstance(layer, Attention) else "MLP"
+                what = layer.kind if layer.kind == "attention" else layer.kind.upper()
                 raise ArchitectureError(f"layer {i}: a skip connection (Z + {what}(Z)) needs equal input and "
                                         f"output widths, got {layer.d_in} -> {layer.d_out}")
         for name, value in (("layer_specs", specs), ("tokens", tokens_t),

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from m2bridge.layers.base import (AH_EXCEPTIONS, DualMatrix, LayerKind, NetworkContext, TangentBuilder, dual_add, dual_matmul,
-                                  free_array, positive_int, units)
+from m2bridge.layers.base import (AH_EXCEPTIONS, DualMatrix, LayerKind, NetworkContext, TangentBuilder, dual_add,
+                                  dual_matmul, free_array, positive_int, units)
 
 if TYPE_CHECKING:
     import numpy as np

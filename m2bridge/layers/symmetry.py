@@ -1,4 +1,5 @@
-"""The candidate weight symmetries of a network, assembled from its layer kinds' candidates: their tangent vectors at a weight point, for the numeric and the exact engines alike (documentation: Mathematics, sections 5 and 8).
+"""The candidate weight symmetries of a network, assembled from its layer kinds' candidates: their tangent vectors
+at a weight point, for the numeric and the exact engines alike (documentation: Mathematics, sections 5 and 8).
 
 At weights W, each one-parameter family of candidate symmetries gives a vector
 that should lie in the kernel of the Jacobian.  Candidates, per layer: the
@@ -85,8 +86,8 @@ def proven_groups(arch: AttentionNetwork, names: Iterable[str] = GROUPS) -> set[
 def symmetry_tangents(arch: AttentionNetwork, weights: Weights, prime: int | None = None) -> dict[str, np.ndarray]:
     """Columns spanning each candidate symmetry's tangent directions at ``weights``.
 
-    Keys are :data:`GROUPS`, then any group a layer kind adds.  Vectors are in Jacobian column order; entries are residues
-    modulo ``prime`` when given.
+    Keys are :data:`GROUPS`, then any group a layer kind adds.  Vectors are in Jacobian column order; entries are
+    residues modulo ``prime`` when given.
     """
     tb = _Tangents(arch, prime)
     groups: dict[str, list[np.ndarray]] = {name: [] for name in GROUPS}

@@ -108,8 +108,36 @@ def monodromy_groups(rs: RankSystem, X: np.ndarray, rng: np.random.Generator, de
                 parent[find(i)] = find(j)
                 joined = True
         quiet = 0 if joined else quiet + 1
+    if not all_pass() and not past(deadline):
+        merge_by_trace(groups(), traces, lambda g: theta_trace_test(rs.system, X[g], b0, n, rng), find, parent)
     all_pass()
     return [(X[g], traces[frozenset(g)], loops) for g in groups()]
+
+
+def merge_by_trace(groups: list[list[int]], traces: dict, test: Callable, find: Callable, parent: list[int],
+                   most: int = 6) -> None:
+    """Where monodromy left groups that fail the trace test, the smallest unions of failing groups that pass it are
+    joined: a set of witness points passes exactly when it is a union of whole witness sets of components, so the
+    smallest passing union holding a group (whose points monodromy showed to lie on one component) is that
+    component's witness set. Up to ``most`` failing groups (2^most unions)."""
+    import itertools
+
+    failing = [g for g in groups if not traces[frozenset(g)].passed]
+    if not 2 <= len(failing) <= most:
+        return
+    done: set[int] = set()
+    for size in range(2, len(failing) + 1):
+        for combo in itertools.combinations(range(len(failing)), size):
+            if done & set(combo):
+                continue
+            union = sorted(i for c in combo for i in failing[c])
+            key = frozenset(union)
+            if key not in traces:
+                traces[key] = test(union)
+            if traces[key].passed:
+                done |= set(combo)
+                for c in combo[1:]:
+                    parent[find(failing[c][0])] = find(failing[combo[0]][0])
 
 
 def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 200000, timeout: float = 600.0,
@@ -200,11 +228,17 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
             found += new_here
             break
         found += new_here
-        unexplained = sum(not any(F.contains(th, loose=True) for F in found + extraneous
-                                  if F.component.dimension >= d) for th in others)
-        if unexplained:
-            reasons.append(f"{unexplained} of {len(others)} other ends on the locus (singular, or of another rank) "
-                           f"lie on no component found")
+        left = [th for th in others if not any(F.contains(th, loose=True) for F in found + extraneous
+                                               if F.component.dimension >= d)]
+        if left:
+            ranks: dict[int, int] = {}
+            for th in left:  # a singular end holds a few digits: its rank at a loose tolerance
+                rank = numerical_rank((check or fmap).jacobian(th), tol=1e-6)[0]
+                ranks[rank] = ranks.get(rank, 0) + 1
+            spread = ", ".join(f"{c} of rank {k}" for k, c in sorted(ranks.items()))
+            reasons.append(f"{len(left)} of {len(others)} other ends on the locus (singular, or of another rank) "
+                           f"lie on no component found ({spread}: a component where the rank equations vanish "
+                           f"to higher order, whose points are only singular ends, is not decomposed here)")
         status = Status.LOWER_BOUND if reasons else Status.VERIFIED
         dimensions.append({"dimension": d, "components": len(new_here), "status": status.value, "paths": paths,
                            "seconds": time.monotonic() - t0,

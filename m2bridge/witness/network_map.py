@@ -61,7 +61,7 @@ class NetworkMap:
         return StraightRankSystem.random(self, rho, q, k, rng)
 
 
-def straight_map(arch: AttentionNetwork, seed: int = 0, margin: int = 8) -> NetworkMap:
+def straight_map(arch: AttentionNetwork, seed: int = 0, margin: int = 4) -> NetworkMap:
     """The straight-line map with its ``check`` (module docstring): the check on 2 n + 2 outputs gives the generic
     rank r; the map itself has at least r + ``margin`` outputs."""
     per = arch.dims[-1] * arch.tokens
@@ -127,19 +127,22 @@ class StraightRankSystem:
         (B x E x (n + 1)), and J^h (B x m x (n + 1)) (J^h: the homogenized Jacobian)."""
         z = self.fmap.jets.evaluate(x, V)
         Jh = _flat(z.d)  # (B, m, n + 1)
-        JV = _flat(z.v)  # (B, m, k)
-        F = np.einsum("eij,bij->be", self.R, JV)
-        dF = np.einsum("eij,bijl->bel", self.R, _flat(z.dv)) if derivatives else None
+        B, E = len(x), len(self.R)
+        R = self.R.reshape(E, -1)  # over (output, kernel vector)
+        F = (_flat(z.v).reshape(B, -1) @ R.T)  # R vec(J V)
+        dF = R @ _flat(z.dv).reshape(B, R.shape[1], -1) if derivatives else None
         return F, dF, Jh
 
     def w_columns(self, Jh: np.ndarray, with_w0: bool) -> np.ndarray:
         """dF/dW (B x E x N; W flattened a k + j) and, with_w0, dF/dw0 for V = N0 w0 + N1 W."""
         JN1 = Jh[:, :, 1:] @ self.N1  # (B, m, rho)
-        cols = np.einsum("eij,bia->beaj", self.R, JN1).reshape(len(Jh), self.R.shape[0], -1)
+        # d(J V)[:, j] / dW[a, j] = J N1[:, a]: column (a, j) of dF is sum_i R[e, i, j] (J N1)[i, a]
+        cols = np.stack([self.R[:, :, j] @ JN1 for j in range(self.k)], axis=3).reshape(len(Jh), len(self.R), -1)
         if not with_w0:
             return cols
         JN0 = Jh[:, :, 1:] @ self.N0  # (B, m, k)
-        return np.concatenate([np.einsum("eij,bij->be", self.R, JN0)[:, :, None], cols], axis=2)
+        w0 = JN0.reshape(len(Jh), -1) @ self.R.reshape(len(self.R), -1).T
+        return np.concatenate([w0[:, :, None], cols], axis=2)
 
     def tangent(self, x: np.ndarray) -> np.ndarray:
         """The theta-part of the tangent space at a nonsingular solution x (the kernel of dF without the slice)."""
@@ -233,12 +236,13 @@ class StartHomotopy(BatchSystem):
         F, dF, Jh = rs.equations(xt, V)
         lin = np.einsum("ijl,bl->bij", self.alpha, xt)  # (B, E, e)
         wl = w @ self.beta.T  # (B, E)
-        prod = lin.prod(axis=2)
+        before = np.cumprod(np.concatenate([np.ones((B, E, 1)), lin[:, :, :-1]], axis=2), axis=2)
+        after = np.cumprod(np.concatenate([np.ones((B, E, 1)), lin[:, :, :0:-1]], axis=2), axis=2)[:, :, ::-1]
+        prod = before[:, :, -1] * lin[:, :, -1]
         G = prod * wl
         dG = np.zeros((B, E, self.unknowns), dtype=complex)
-        for j in range(e):
-            others = np.prod(np.delete(lin, j, axis=2), axis=2) if e > 1 else np.ones((B, E))
-            dG[:, :, : n + 1] += (others * wl)[:, :, None] * self.alpha[None, :, j, :]
+        others = before * after * wl[:, :, None]  # the product of the other e - 1 forms, times the w form
+        dG[:, :, : n + 1] = np.swapaxes(np.swapaxes(others, 0, 1) @ self.alpha, 0, 1)
         dG[:, :, n + 1:] = prod[:, :, None] * self.beta[None]
         dFh = np.zeros((B, E, self.unknowns), dtype=complex)
         dFh[:, :, : n + 1] = dF

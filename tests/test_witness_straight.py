@@ -105,3 +105,15 @@ def test_deep_network_top_dimension():
     zero = sorted(next(name for name in ("A2_1_1", "V2_1_1") if abs(c.witness[0, index[name]]) < 1e-8)
                   for c in res.components)
     assert zero == ["A2_1_1", "V2_1_1"]
+
+
+def test_zero_weight_matrices_of_a_deep_network():
+    """(2,1,1): the output is c |z|^2 z (c = V2 A2, z = V1 X X^T A1 X), so J = 0 where z = 0 (A1 = 0 or V1 = 0: J is
+    quadratic in z) and J has rank 1 where c = 0 (A2 = 0 or V2 = 0); no other weight matrix's zero set is critical."""
+    from m2bridge.witness.network_map import straight_map
+    from m2bridge.witness.structural import zero_block_components
+
+    fmap = straight_map(LightningAttention((2, 1, 1), (2, 2), 2), seed=0)
+    found = zero_block_components(fmap, 5, np.random.default_rng(0), fmap.check)
+    assert sorted((L.name, L.component.dimension, L.component.jacobian_rank, L.component.image_dimension)
+                  for L in found) == [("A1", 4, 0, 0), ("A2", 7, 1, 0), ("V1", 6, 0, 0), ("V2", 7, 1, 0)]

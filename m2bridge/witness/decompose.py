@@ -33,6 +33,7 @@ from m2bridge.witness.incidence import SAME, cnormal, member, numerical_rank, th
 from m2bridge.witness.maps import PolynomialMap, coefficient_map, coefficient_weights
 from m2bridge.witness.network_map import straight_map
 from m2bridge.witness.result import CriticalComponent, NumericCriticalLocus
+from m2bridge.witness.structural import LinearFound, zero_block_components
 
 
 LOOSE = 1e-4  # a singular end within this of a moved witness point (relative) lies on that component
@@ -163,6 +164,7 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
     solves: list[dict] = []
     stopped = ""
     rate = 0.0  # seconds per path, the slowest slice so far
+    linear = zero_block_components(fmap, r, rng, check)  # the weight matrices whose zero set is critical
     for q in range(1, n - lowest + 1):
         d = n - q
         t0, paths, reasons, others = time.monotonic(), 0, [], []
@@ -228,6 +230,7 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
             found += new_here
             break
         found += new_here
+        found += structural(linear, found, d)
         left = [th for th in others if not any(F.contains(th, loose=True) for F in found + extraneous
                                                if F.component.dimension >= d)]
         if left:
@@ -244,9 +247,15 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
                            "seconds": time.monotonic() - t0,
                            "reason": "; ".join(reasons) or f"every path ended; {len(others)} other ends on the locus "
                                                             f"all on components found; every trace test passed"})
+    below = min((dd["dimension"] for dd in dimensions), default=n)
+    for L in linear:  # below the dimensions searched: a linear space of the locus, maximal unknown
+        if (lowest <= L.component.dimension <= below and L not in found
+                and not any(F.contains(L.theta) for F in found)):
+            found.append(L)
     components = [F.component for F in found]
     for c in components:  # maximal where every larger dimension was shown complete (membership ran against it)
-        c.maximal = all(dd["status"] == Status.VERIFIED.value for dd in dimensions if dd["dimension"] > c.dimension)
+        c.maximal = c.dimension >= below - 1 and all(
+            dd["status"] == Status.VERIFIED.value for dd in dimensions if dd["dimension"] > c.dimension)
     searched = {dd["dimension"] for dd in dimensions if dd["status"] == Status.VERIFIED.value}
     failures: list[str] = []
     if stopped and not past(deadline) and not straight:  # the dimensions left: the random seeding, a lower bound
@@ -280,6 +289,12 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
                                 seconds=time.monotonic() - started, failures=failures, map_label=fmap.label,
                                 method="cascade", dimensions=dimensions, solves=solves, complete=complete,
                                 complete_reason=reason)
+
+
+def structural(linear: list[LinearFound], found: list, d: int) -> list[LinearFound]:
+    """The linear components of dimension d that no component found contains (those of larger dimension: then it is
+    a component wherever they are complete; those of dimension d: the cascade found it itself)."""
+    return [L for L in linear if L.component.dimension == d and not any(F.contains(L.theta) for F in found)]
 
 
 def on_check(check, thetas: np.ndarray, rho: int, r: int) -> bool:

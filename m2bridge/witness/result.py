@@ -30,14 +30,15 @@ class CriticalComponent(Result):
     found_by: str = "seeding"
     maximal: bool = False  # shown to lie in no other component: every larger dimension verified complete
     witness: Any = None  # the witness points' weights (rows), where kept; not in the JSON
+    degree_reason: str = ""  # why the degree is what it is, where not a trace test
 
     @property
     def status(self) -> Status:  # type: ignore[override]
         return self.degree_status
 
     def __str__(self) -> str:
-        why = ("trace test passed" if self.degree_status == Status.VERIFIED
-               else "trace test failed or not run: at least this many witness points")
+        why = self.degree_reason or ("trace test passed" if self.degree_status == Status.VERIFIED
+                                     else "trace test failed or not run: at least this many witness points")
         return (f"dim {self.dimension}, degree {self.degree} ({self.degree_status.label}: {why}); Jacobian rank "
                 f"{self.jacobian_rank} on it; image of dimension {self.image_dimension}; "
                 + (f"{self.hits} seed(s) on it" if self.found_by == "seeding" else f"found by the {self.found_by}")
@@ -49,7 +50,8 @@ class CriticalComponent(Result):
                 "image_degree": None, "image_degree_status": Status.NOT_COMPUTED.value,
                 "dimension_gap": self.dimension_gap, "trace_test": None if self.trace is None else self.trace.to_dict(),
                 "loops": self.loops, "seconds": self.seconds, "hits": self.hits, "found_by": self.found_by,
-                "maximal": self.maximal}
+                "maximal": self.maximal,
+                "degree_reason": self.degree_reason or ("trace test" if self.trace is not None else "")}
 
 
 def _finite(value: Any) -> Any:

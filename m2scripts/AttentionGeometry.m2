@@ -61,6 +61,7 @@ export {
     "AllDenominators",
     "RowCharts",
     "sameVectorLocus",
+    "segreRows",
     "conjugateSample",
     "layerRanks"
     }

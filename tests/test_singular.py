@@ -122,7 +122,7 @@ def test_the_fiber_has_its_own_limit(m2):
 def test_refinement_on_a_layer_with_too_many_minors(m2):
     """d = d' = 2 with value rank 1: more than 20000 minors, so by refinement; one component, the rank-one locus,
     of dimension d' + 3d - 3 = 5 (the rank-one functions' own parameter count), proved over QQ."""
-    sing = singular_locus(LightningAttention((2, 2), 2, 2, value_ranks=1), m2, timeout=300)
+    sing = singular_locus(LightningAttention((2, 2), 2, 2, value_ranks=1), m2, timeout=300, route="refinement")
     assert "refinement" in sing.provenance.method
     assert [c.dimension for c in sing.components] == [2 + 3 * 2 - 3]
     assert sing.comparison["equal"] and not sing.comparison["whole_closure"]

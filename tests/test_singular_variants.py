@@ -20,7 +20,7 @@ import sympy
 from m2bridge import LightningAttention
 from m2bridge.bridge.serialize import polynomial_text
 from m2bridge.exact.compute import implicitize, singular_locus
-from m2bridge.exact.problem import parametrization
+from m2bridge.exact.problem import parametrization, setup_script
 
 LIMIT = 120  # seconds for one product call here (each case below measured under 15 s)
 
@@ -231,13 +231,19 @@ def test_value_rank_one_at_22_is_the_rank_one_locus(m2):
     assert [(c.dimension, c.degree) for c in sing.components] == [(1 + m + 1, (m + 1) * se)]
 
 
-def test_value_rank_one_at_23_without_the_singular_command(m2):
+def test_value_rank_one_at_23_by_the_segre_product(m2):
     """(2,3) with V = o u^T: the cone over P^2 x X(2,1), so dimension 2 + 4 + 1 = 7 and degree C(6, 2) * 4 = 60 (the
-    product's implicit ideal, checked here); the Jacobian of that ideal drops rank at random rank-one points (a family
-    of dimension d' + 3d - 3 = 6, from its own parametrization) and not at random points. `m2bridge singular` over QQ
-    did not finish in 900 s here; P^2 x Sing X(2,1) predicts one component of dimension 6 and degree C(5, 2) * 3 = 30."""
-    _, imp = _check_against_the_rank_one_locus(LightningAttention((2, 3), 2, 2, value_ranks=1), m2, 6, product=False)
+    product's implicit ideal, checked here); P^2 x Sing X(2,1) gives one component of dimension 6 = d' + 3d - 3 (the
+    rank-one functions' own parametrization) and degree C(5, 2) * 3 = 30; the Jacobian of the closure's ideal drops
+    rank on it at random rank-one points and not at random points. The refinement did not finish in 900 s here; the
+    command takes the Segre product's route, and a map whose rows differ is not taken for one."""
+    sing, imp = _check_against_the_rank_one_locus(LightningAttention((2, 3), 2, 2, value_ranks=1), m2, 6)
     assert (imp.dimension, imp.degree) == (7, 15 * 4)
+    assert [(c.dimension, c.degree) for c in sing.components] == [(6, 10 * 3)]
+    assert sing.notes[0].startswith("value rank 1: every output row is c_o times one function")
+    m2.eval(setup_script(parametrization(LightningAttention((2, 3), 2, 2, value_ranks=1)), "QQ"), timeout=60)
+    assert m2.to_python("segreRows map(target F, source F, apply(first entries F.matrix, f -> if f % O_(1,1) == 0 "
+                        "then 2 * f else f))", timeout=60) == "the output rows have different polynomials"
 
 
 _RESULTANT_ORDERS = """

@@ -22,7 +22,7 @@ from m2bridge.bridge.package import script_header
 from m2bridge.bridge.serialize import as_expression, to_m2
 from m2bridge.bridge.session import Macaulay2, check_field, default_session
 from m2bridge.errors import ArchitectureError, M2Timeout, ProblemTooLarge
-from m2bridge.exact.feasibility import MAX_PROJECTION_COORDINATES, check_feasible
+from m2bridge.exact.feasibility import MAX_PROJECTION_COORDINATES, check_feasible, value_rank_one_base
 from m2bridge.exact.parametrization import Parametrization
 from m2bridge.exact.problem import (
     MAX_MINORS,
@@ -181,6 +181,14 @@ _REFINE_HOW = ("each component singular by the Jacobian criterion at its generic
                "members of the Jacobian ideal only")
 
 
+_SEGRE_PRODUCT_HOW = ("value rank 1: every output row is c_o times one function of the layer of output width 1 "
+                      "(checked: the rows have the same polynomials), so the closure is the cone over the Segre "
+                      "product of P^({e}-1) and that layer's closure X1, singular exactly at P^({e}-1) x Sing X1 and "
+                      "the vertex (a product is smooth exactly where both factors are); Sing X1 is the rank-one "
+                      "locus of the layer ({d},1) (computed: {base}), so the singular locus is the closure of the "
+                      "rank-one functions")
+
+
 def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
                    timeout: float | None = None, force: bool = False,
                    script_out: str | Path | None = None, route: str | None = None,
@@ -197,12 +205,14 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
     refinement (``singularComponents``): minors of c generators at a time, each prime tested by the Jacobian
     criterion at its generic point. Over QQ both prove every component singular and the list complete. For one
     attention layer the result is compared with the closure of the functions with rank A <= 1 and rank V <= 1
-    (the paper's Thm. 3.4; ``rankOneLocus``). ``route``: "charts" or "projection" alone (None: as above). Where
+    (the paper's Thm. 3.4; ``rankOneLocus``). With value rank 1 (d' >= 2), the closure is the cone over the Segre
+    product of P^(d'-1) and a layer of output width 1, whose singular locus is computed first. ``route``: "charts",
+    "projection" or "refinement" alone (None: as above). Where
     the charts or the projection proved it equal over QQ, ``boundary`` adds :func:`relative_boundary` (the real
     neuromanifold's boundary points), with that proof as its premise.
     """
-    if route not in (None, "charts", "projection"):
-        raise ValueError(f"route must be None, 'charts' or 'projection', not {route!r}")
+    if route not in (None, "charts", "projection", "refinement"):
+        raise ValueError(f"route must be None, 'charts', 'projection' or 'refinement', not {route!r}")
     check_feasible(arch, "the singular locus", force)
     param = parametrization(arch)
     one_layer = arch.layers == 1 and arch.attention_only
@@ -212,7 +222,7 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
     # vertex), two tokens or more: by inverse charts ((2,4): 1 s, where the projection took 95 s), else, or where they
     # are inconclusive, by projection up to its measured reach
     segre = seg is not None and seg.max_rank == 1 and seg.works_over(check_field(field))
-    if segre and arch.tokens >= 2 and route != "projection":
+    if segre and arch.tokens >= 2 and route in (None, "charts"):
         body = _R1_CODE + "sc = singularByCharts F;\nif sc#0 then (Z = toR1 rankOneLocus F; sing = {Z});\n"
         value, prov = _run(m2, param, field, body, f"if sc#0 then {_COMPARED}dim Z == numgens S - 1}} else "
                            "toString sc#1", timeout, script_out=script_out)
@@ -220,13 +230,29 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
                                          "to the weights, their cores under the symmetry; the rank-one swap)")
         if isinstance(value, str):
             charts_failed, value = value, None
-    if segre and value is None and route != "charts" and exact_size(arch)[0] <= MAX_PROJECTION_COORDINATES:
+    if (segre and value is None and route in (None, "projection")
+            and exact_size(arch)[0] <= MAX_PROJECTION_COORDINATES):
         body = (seg.m2_code(field) + _R1_CODE + _POINT_CODE + _RANK_ONE_CODE
                 + "J = trim minors(2, Tm);\nsing = singularByProjection(J, R1, pt);\n")
         value, prov = _run(m2, param, field, body, f"if sing === null then null else {_COMPARED}dim Z == dim J}}",
                            timeout, script_out=script_out)
         how, prov.method = _PROJECTION_HOW, ("Macaulay2: singularByProjection (the support of O_Y / O_X, O_Y the "
                                              "Segre cone's ring pushed forward to the closure's)")
+    base = value_rank_one_base(arch) if value is None and route is None else None
+    if base is not None:  # value rank one: the cone over P^(d'-1) x the closure of a layer of output width 1
+        base_sing = singular_locus(base, m2, field, timeout, force, boundary=False)
+        known = base_sing.comparison
+        if known and known["equal"] and not known["whole_closure"] and base_sing.components:
+            body = _R1_CODE + "sr = segreRows F;\nZ = toR1 rankOneLocus F;\nsing = {Z};\n"
+            value, prov = _run(m2, param, field, body, f"if sr === true then {_COMPARED}false}} else toString sr",
+                               timeout, script_out=script_out)
+            if isinstance(value, str):
+                value = None
+            else:
+                base_how = f"{base_sing.provenance.method.split(' (')[0]}, {base_sing.provenance.status.label}"
+                how = _SEGRE_PRODUCT_HOW.format(d=arch.dims[0], e=arch.dims[1], base=base_how)
+                prov.method = ("Macaulay2: segreRows (the rows' polynomials), rankOneLocus; the singular locus of the "
+                               "layer of output width 1 as `singular` computes it")
     if value is None:  # not one such layer, or its projection not finite (one token) or not birational
         try:
             implicit = implicitize(arch, m2, field, timeout, force)
@@ -354,8 +380,8 @@ def relative_boundary(arch: AttentionNetwork, m2: Macaulay2 | None = None, timeo
                      "the layer") + "), so a real function there has real weights; the rank-one functions of conjugate "
                   "weights (z b^T, c conj(z)^T) have none (exact, at "
                   f"{len(found)} points at relative distance {min(s.distance for s in found):.0e} to "
-                  f"{max(s.distance for s in found):.0e} from points of it: finite fibers, no real root) and tend to it "
-                  "as z becomes real; the parametrization is critical on it (Jacobian rank "
+                  f"{max(s.distance for s in found):.0e} from points of it: finite fibers, no real root) and tend "
+                  "to it as z becomes real; the parametrization is critical on it (Jacobian rank "
                   f"{same_vector} < {generic}) and not at random rank-one weights ({rank_one})"
                   + ("; the critical points' images are exactly it (computed)" if critical_equal else "")
                   + "; checked at these points, not proved for every point of it")

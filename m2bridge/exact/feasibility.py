@@ -33,6 +33,16 @@ def _projection_applies(arch: AttentionNetwork) -> bool:
 
 
 
+def value_rank_one_base(arch: AttentionNetwork) -> AttentionNetwork | None:
+    """The layer of output width 1 whose closure, times P^(d'-1), is this one's (the singular locus's Segre-product
+    route): one attention layer, one head, value rank 1, d' >= 2, two tokens or more, in the A form (rank d); None
+    otherwise."""
+    if not (arch.layers == 1 and arch.attention_only and arch.heads == (1,) and arch.value_ranks == (1,)
+            and arch.dims[1] >= 2 and arch.tokens >= 2 and arch.ranks == (arch.dims[0],)):
+        return None
+    return AttentionNetwork((arch.dims[0], 1), arch.ranks, arch.tokens, causal=arch.causal)
+
+
 def check_feasible(arch: AttentionNetwork, what: str = "implicitization", force: bool = False) -> None:
     """Refuse problems beyond the exact path, naming the numeric alternative."""
     if arch.softmax:
@@ -65,6 +75,10 @@ def check_feasible(arch: AttentionNetwork, what: str = "implicitization", force:
     if arch.layers > 1:
         raise ProblemTooLarge(f"{what} of deep networks ({arch.layers} layers) is beyond the exact path "
                               f"(the parametrization alone has degree {3 ** arch.layers} in the inputs): {alt}")
+    base = value_rank_one_base(arch) if what == "the singular locus" else None
+    if base is not None:  # the Segre-product route: the layer of output width 1, then one kernel of a small map
+        check_feasible(base, what, force)
+        return
     coords, weights = exact_size(arch)
     if what == "the singular locus" and arch.tokens >= 2 and _projection_applies(arch):
         if coords > MAX_CHART_COORDINATES:

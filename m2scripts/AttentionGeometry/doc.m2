@@ -370,6 +370,31 @@ SeeAlso
 
 doc ///
 Key
+  segreRows
+  (segreRows, RingMap)
+Headline
+  whether a layer of value rank one is a Segre product: every output row the same polynomials times O_(o,1)
+Usage
+  segreRows F
+Inputs
+  F:RingMap
+    one lightning attention layer with V = O U, O a column (weights O_(o,1))
+Outputs
+  :
+    true when every coordinate is O_(o,1) times a polynomial free of O and every output row o gets the same
+    polynomials; else a string saying what fails
+Description
+  Text
+    Then the closure is the cone over the Segre product of P^(d'-1) and the closure X1 of those polynomials (a layer
+    of output width 1), and its singular locus is P^(d'-1) x Sing X1 with the vertex: m2bridge's singular command
+    computes Sing X1 and takes rankOneLocus F when Sing X1 is the rank-one locus.
+SeeAlso
+  rankOneLocus
+  singularByCharts
+///
+
+doc ///
+Key
   conjugateSample
   (conjugateSample, RingMap, List, QQ)
 Headline

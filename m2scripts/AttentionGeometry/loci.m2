@@ -292,6 +292,25 @@ singularByCharts RingMap := List => o -> F -> (
         return {false, "the swap (a b^T, c e^T) -> (e b^T, c a^T) changes the function", #charts + #rowCharts, #hw};
     {true, "Sing X = the image of the weights with rank A <= 1 and rank V <= 1", #charts + #rowCharts, #hw})
 
+-- Value rank one (V = O U, O a column): every coordinate of F is O_(o,1) times a polynomial free of O, and each output
+-- row o gets the same polynomials, so the closure is the cone over the Segre product of P^(d'-1) and the closure of
+-- those polynomials (a layer of output width 1).  True when F has that form, else a reason.
+segreRows = method()
+segreRows RingMap := F -> (
+    S := target F;
+    Os := select(gens S, v -> (toString v)_0 == "O");
+    if #Os < 2 then return "fewer than two output rows O_(o,1)";
+    if any(Os, v -> #(last baseName v) != 2 or (last baseName v)#1 != 1) then return "O is not one column";
+    rows := new MutableHashTable;
+    for f in first entries F.matrix do (
+        o := select(Os, v -> f % v == 0);
+        if #o != 1 then return "a coordinate is not one output row's";
+        g := f // o#0;
+        if any(Os, v -> degree(v, g) > 0) then return "a coordinate is not linear in O";
+        rows#(o#0) = append(if rows#?(o#0) then rows#(o#0) else {}, g));
+    lists := apply(Os, v -> if rows#?v then sort rows#v else {});
+    if all(lists, l -> l == lists#0) then true else "the output rows have different polynomials")
+
 -- the closure of the image of the functions with rank A <= 1 and rank V <= 1 (paper, Thm. 3.4): F composed with
 -- A_h = u_h w_h^T (or Q_h, K_h of rank one) and V_h = c_h e_h^T, for every head h, then the kernel
 rankOneLocus = method()

@@ -62,6 +62,7 @@ export {
     "RowCharts",
     "sameVectorLocus",
     "segreRows",
+    "rankOneDegree",
     "conjugateSample",
     "layerRanks"
     }

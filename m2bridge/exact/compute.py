@@ -22,7 +22,12 @@ from m2bridge.bridge.package import script_header
 from m2bridge.bridge.serialize import as_expression, to_m2
 from m2bridge.bridge.session import Macaulay2, check_field, default_session
 from m2bridge.errors import ArchitectureError, M2Timeout, ProblemTooLarge
-from m2bridge.exact.feasibility import MAX_PROJECTION_COORDINATES, check_feasible, value_rank_one_base
+from m2bridge.exact.feasibility import (
+    MAX_PROJECTION_COORDINATES,
+    MAX_RANK_ONE_IDEAL_COORDINATES,
+    check_feasible,
+    value_rank_one_base,
+)
 from m2bridge.exact.parametrization import Parametrization
 from m2bridge.exact.problem import (
     MAX_MINORS,
@@ -35,7 +40,7 @@ from m2bridge.exact.problem import (
     setup_script,
     translation_notes,
 )
-from m2bridge.results import Status
+from m2bridge.results import Status, weakest
 from m2bridge.exact.results import (
     Component,
     ComponentsResult,
@@ -152,7 +157,8 @@ def exact_dimension(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: 
 
 
 def _components(raw: list) -> list[Component]:
-    return [Component(int(d), int(g), [as_expression(e) for e in gens]) for d, g, gens in raw]
+    """Components from Macaulay2's {dim, degree, generators}; generators None: the ideal was not computed."""
+    return [Component(int(d), int(g), [as_expression(e) for e in gens or []], gens is not None) for d, g, gens in raw]
 
 
 def _strategy(rows: int, cols: int, size: int) -> str:
@@ -189,6 +195,23 @@ _SEGRE_PRODUCT_HOW = ("value rank 1: every output row is c_o times one function 
                       "rank-one functions")
 
 
+RANK_ONE_DEGREE_HOW = ("; the rank-one locus's ideal not computed (too slow here): its dimension is the Jacobian's "
+                       "rank at a random point of its parametrization (a b^T, c u^T) and its degree that of the "
+                       "Segre product P^(d-1) x P^(d-1) x P^(d'-1) x P^(d-1) (a multinomial) over the degree of the "
+                       "map, the points of a random fiber (finite, reduced: computed), so verified, not proved")
+
+
+def _rank_one_by_degree(raw: list, expected_rank: int, closure_dim: int) -> tuple[tuple | None, str]:
+    """(found, rank_one, equal, everything) from rankOneDegree's {rank, fiber dim, fiber degree, reduced, Segre
+    degree}, or None and why not."""
+    rank, fiber_dim, fiber_degree, reduced, segre_degree = raw
+    if fiber_dim != 0 or not reduced or rank != expected_rank or segre_degree % fiber_degree:
+        return None, (f"the rank-one locus's degree: a random fiber of dimension {fiber_dim}, degree {fiber_degree}"
+                      f"{'' if reduced else ', not reduced'}; the Jacobian's rank {rank}")
+    component = (rank, segre_degree // fiber_degree, None)
+    return ([component], component, True, rank == closure_dim), ""
+
+
 def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: str = "QQ",
                    timeout: float | None = None, force: bool = False,
                    script_out: str | Path | None = None, route: str | None = None,
@@ -223,13 +246,26 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
     # are inconclusive, by projection up to its measured reach
     segre = seg is not None and seg.max_rank == 1 and seg.works_over(check_field(field))
     if segre and arch.tokens >= 2 and route in (None, "charts"):
-        body = _R1_CODE + "sc = singularByCharts F;\nif sc#0 then (Z = toR1 rankOneLocus F; sing = {Z});\n"
-        value, prov = _run(m2, param, field, body, f"if sc#0 then {_COMPARED}dim Z == numgens S - 1}} else "
-                           "toString sc#1", timeout, script_out=script_out)
+        # past MAX_RANK_ONE_IDEAL_COORDINATES the rank-one locus's ideal is too slow ((3,3): over 10 minutes): its
+        # dimension and degree from its own parametrization instead (rankOneDegree, under a second)
+        by_degree = exact_size(arch)[0] > MAX_RANK_ONE_IDEAL_COORDINATES
+        d, e = arch.dims[0], arch.dims[1]
+        at = _integer_vectors(random.Random(0), 3 * d + e)[0]
+        body = _R1_CODE + "sc = singularByCharts F;\nif sc#0 then " + (
+            f"rd = rankOneDegree(F, {to_m2(at)});\n" if by_degree else "(Z = toR1 rankOneLocus F; sing = {Z});\n")
+        value, prov = _run(m2, param, field, body, "if sc#0 then " + (
+            "rd" if by_degree else f"{_COMPARED}dim Z == numgens S - 1}}") + " else toString sc#1", timeout,
+                           script_out=script_out)
         how, prov.method = _CHARTS_HOW, ("Macaulay2: singularByCharts (the chart inverses' denominators pulled back "
                                          "to the weights, their cores under the symmetry; the rank-one swap)")
         if isinstance(value, str):
             charts_failed, value = value, None
+        elif by_degree:
+            value, charts_failed = _rank_one_by_degree(value, 3 * d + e - 3, len(param.weights) - 1)
+            if value is not None:
+                prov.method += "; rankOneDegree (the rank-one locus's dimension and degree, without its ideal)"
+                prov.status = weakest([prov.status, Status.VERIFIED])
+                how += RANK_ONE_DEGREE_HOW
     if (segre and value is None and route in (None, "projection")
             and exact_size(arch)[0] <= MAX_PROJECTION_COORDINATES):
         body = (seg.m2_code(field) + _R1_CODE + _POINT_CODE + _RANK_ONE_CODE
@@ -281,8 +317,7 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
     notes = [how + (", over QQ: proved" if prov.field == "QQ" else f", over {prov.field}: for this prime only")]
     comparison = None
     if rank_one is not None:
-        comparison = {"rank_one_locus": Component(int(rank_one[0]), int(rank_one[1]),
-                                                  [as_expression(e) for e in rank_one[2]]),
+        comparison = {"rank_one_locus": _components([rank_one])[0],
                       "equal": bool(equal), "whole_closure": bool(everything)}
         outside = "the theorem asks for t >= 2, one head and a >= 2 or d' >= 2"
         if everything and not found:  # "does not equal" read as a counterexample here: say what it is

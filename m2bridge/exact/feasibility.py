@@ -23,6 +23,9 @@ MAX_PROJECTION_COORDINATES = 24
 # the inverse charts' reach (singularByCharts, then the rank-one locus's closure): (2,2) 12 coordinates 3 s, (2,3) 18: 6 s,
 # (3,1) 18: 21 s, (2,4) 24: 5 s, (3,2) 36: 175 s (2 cores, shared)
 MAX_CHART_COORDINATES = 36
+# the rank-one locus's ideal (rankOneLocus, a kernel) for the comparison: (3,2) 36 coordinates 55 s, (3,3) 54: over 10
+# minutes; past this its dimension and degree come from its parametrization (rankOneDegree, under a second)
+MAX_RANK_ONE_IDEAL_COORDINATES = 36
 CHART_REACH = "(3,2) with 36 took 175 s; (4,1) with 40 took 10 minutes in the charts alone, on 2 shared cores"
 
 

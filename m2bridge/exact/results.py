@@ -41,12 +41,18 @@ class Component:
     dimension: int
     degree: int
     generators: list[sympy.Expr]
+    ideal_computed: bool = True  # False: known by its dimension and degree alone (``generators`` empty)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"dimension": self.dimension, "degree": self.degree,
-                "generators": [polynomial_text(g) for g in self.generators]}
+        out = {"dimension": self.dimension, "degree": self.degree,
+               "generators": [polynomial_text(g) for g in self.generators]}
+        if not self.ideal_computed:
+            out["ideal_computed"] = False
+        return out
 
     def __str__(self) -> str:
+        if not self.ideal_computed:
+            return f"dim {self.dimension}, degree {self.degree} (its ideal not computed)"
         return f"dim {self.dimension}, degree {self.degree}: " + ", ".join(map(polynomial_text, self.generators))
 
 

@@ -75,3 +75,30 @@ layerRanks(RingMap, List) := List => (F, vectors) -> (
     kk := coefficientRing target F;
     rankAt := ws -> rank sub(jac, matrix{apply(ws, x -> sub(x, kk))});
     {rankAt pt, rankAt rankOneWeights(a, b, c, e), rankAt rankOneWeights(a, b, c, a)})
+
+-- The rank-one locus's dimension and degree without its ideal: it is the image of Y = P^(d-1) x P^(d-1) x P^(e-1) x
+-- P^(d-1), (a, b, c, u) -> F(a b^T, c u^T), a linear projection of Y's Segre embedding by forms of degree (1,1,1,1)
+-- (no base point on Y where F vanishes only at A = 0 or V = 0: singularByCharts's first step).  For a finite map,
+-- deg Y = (the map's degree) (deg of the image); deg Y is the multinomial (3d + e - 4)! / ((d-1)!^3 (e-1)!) (the
+-- Segre product's degree).  Returns {the Jacobian's rank at pt (the image's affine dimension where pt is generic), the
+-- fiber through pt (normalized on three random linear forms: its dimension, degree and whether it is reduced), deg Y}.
+rankOneDegree = method()
+rankOneDegree(RingMap, List) := List => (F, pt) -> (
+    lw := layerWeights F;
+    if lw === null then error "rankOneDegree: not one head in the attention-matrix form";
+    (Av, Vv, d, e) := lw;
+    kk := coefficientRing target F;
+    x := local x;
+    n := 3 * d + e;
+    T := kk[x_1..x_n];
+    (a, b, c, u) := (take(gens T, d), take(gens T, {d, 2 * d - 1}), take(gens T, {2 * d, 2 * d + e - 1}),
+        drop(gens T, 2 * d + e));
+    G := first entries (map(T, target F, rankOneWeights(a, b, c, u)) * F).matrix;
+    at := matrix{apply(pt, v -> sub(v, kk))};
+    rk := rank sub(jacobian matrix{G}, at);
+    form := vs -> sum(vs, v -> (random 97 + 1) * v) - 1;
+    J := ideal apply(G, g -> g - sub(g, at)) + ideal(form a, form b, form c);
+    -- the normalized point pt and its swap lie on J only after scaling: J is the fiber up to the torus
+    fd := dim J;
+    {rk, fd, if fd == 0 then degree J else -1, fd == 0 and radical J == J,
+        (n - 4)! // (((d - 1)!)^3 * (e - 1)!)})

@@ -395,6 +395,41 @@ SeeAlso
 
 doc ///
 Key
+  rankOneDegree
+  (rankOneDegree, RingMap, List)
+Headline
+  the dimension and degree of the rank-one locus of one attention layer, without its ideal
+Usage
+  rankOneDegree(F, pt)
+Inputs
+  F:RingMap
+    one lightning attention layer, one head, in the attention-matrix form
+  pt:List
+    integers a, b (length d), c (length d'), u (length d), one after another: a point (a b^T, c u^T)
+Outputs
+  :List
+    \{r, fiber dimension, fiber degree, reduced, s\}: the Jacobian's rank of (a, b, c, u) -> F(a b^T, c u^T) at pt
+    (the rank-one locus's affine dimension where pt is generic), the fiber through pt normalized on three random
+    linear forms, whether that fiber is reduced, and the degree s of the Segre product P^(d-1) x P^(d-1) x P^(d'-1)
+    x P^(d-1)
+Description
+  Text
+    The rank-one locus is the image of that Segre product under a linear projection, finite where F vanishes only at
+    A = 0 or V = 0 (checked by singularByCharts); so its degree is s divided by the number of points of a generic
+    fiber (2: the swap of a and u). This serves where rankOneLocus (a kernel) is too slow, from d = d' = 3 on.
+  Example
+    S = QQ[A_(1,1), A_(1,2), A_(2,1), A_(2,2), V_(1,1), V_(1,2),
+        Degrees => {{1,1,0,0}, {1,0,1,0}, {1,1,0,0}, {1,0,1,0}, {1,0,0,1}, {1,0,0,1}}];
+    R = QQ[y_1..y_6, Degrees => {{2,0,1,1}, {2,0,1,1}, {2,1,0,1}, {2,1,0,1}, {2,0,1,1}, {2,1,0,1}}];
+    F = map(S, R, {A_(2,2)*V_(1,2), A_(1,2)*V_(1,1), A_(2,1)*V_(1,2), A_(1,1)*V_(1,1),
+        A_(1,2)*V_(1,2) + A_(2,2)*V_(1,1), A_(1,1)*V_(1,2) + A_(2,1)*V_(1,1)});
+    rankOneDegree(F, {1, -2, 3, 1, 2, 5, -1})
+SeeAlso
+  rankOneLocus
+///
+
+doc ///
+Key
   conjugateSample
   (conjugateSample, RingMap, List, QQ)
 Headline

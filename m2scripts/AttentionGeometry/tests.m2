@@ -216,4 +216,8 @@ TEST ///
   assert(realRoots last conjugateSample(F, {{1, 2}, {-1, 3}, {2, -1}, {1}}, 1/10) == 0);
   assert(realRoots last conjugateSample(F, {{1, 2}, {1, 2}, {2, -1}, {1}}, 1/10) > 0);
   assert(layerRanks(F, {{1, 2, 3, 4, 5, 6}, {1, 2}, {-1, 3}, {1}, {2, 5}}) == {5, 5, 4});
+  -- the rank-one locus (dimension 4, degree 3 by its ideal): P^1 x P^1 x P^0 x P^1 of degree 6 over a fiber of 2
+  assert(rankOneDegree(F, {1, -2, 3, 1, 2, 5, -1}) == {4, 0, 2, true, 6});
+  Z = rankOneLocus F;
+  assert(dim Z == 4 and degree sub(Z, QQ[gens R]) == 3);
 ///

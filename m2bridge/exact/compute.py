@@ -198,7 +198,7 @@ _SEGRE_PRODUCT_HOW = ("value rank 1: every output row is c_o times one function 
 RANK_ONE_DEGREE_HOW = ("; the rank-one locus's ideal not computed (too slow here): its dimension is the Jacobian's "
                        "rank at a random point of its parametrization (a b^T, c u^T) and its degree that of the "
                        "Segre product P^(d-1) x P^(d-1) x P^(d'-1) x P^(d-1) (a multinomial) over the degree of the "
-                       "map, the points of a random fiber (finite, reduced: computed), so verified, not proved")
+                       "map, the points of a random fiber (finite, reduced: computed at one random point)")
 
 
 def _rank_one_by_degree(raw: list, expected_rank: int, closure_dim: int) -> tuple[tuple | None, str]:
@@ -314,7 +314,8 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
             how = "the minimal primes of the Jacobian ideal (all minors, few here)"
             prov.method = f"Macaulay2: minimal primes of the ideal plus all {codim}x{codim} minors of its Jacobian"
     found, rank_one, equal, everything = value
-    notes = [how + (", over QQ: proved" if prov.field == "QQ" else f", over {prov.field}: for this prime only")]
+    notes = [how + (f", over QQ: {prov.status.label}" if prov.field == "QQ"
+                    else f", over {prov.field}: for this prime only")]
     comparison = None
     if rank_one is not None:
         comparison = {"rank_one_locus": _components([rank_one])[0],
@@ -328,11 +329,13 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
         notes.append("the functions with rank A <= 1 and rank V <= 1 (paper, Thm. 3.4) have closure of dimension "
                      f"{rank_one[0]} and degree {rank_one[1]}: " + verdict)
     real_boundary = None
-    if boundary and comparison and equal and prov.field == "QQ" and how in (_CHARTS_HOW, _PROJECTION_HOW):
+    proof = how.startswith((_CHARTS_HOW, _PROJECTION_HOW))  # the projection an isomorphism off the rank-one locus
+    if boundary and comparison and equal and prov.field == "QQ" and proof:
         # the proof above shows the projection an isomorphism off the rank-one functions: the real boundary's premise
         try:
-            real_boundary = relative_boundary(arch, m2, timeout, isomorphism="proved above: " + (
-                "the inverse charts" if how == _CHARTS_HOW else "the projection is one exactly off the singular locus"))
+            premise = ("the inverse charts" if how.startswith(_CHARTS_HOW)
+                       else "the projection is one exactly off the singular locus")
+            real_boundary = relative_boundary(arch, m2, timeout, isomorphism="proved above: " + premise)
             notes.append(real_boundary.summary())
         except M2Timeout:
             notes.append("relative boundary of the real neuromanifold: not computed (the time limit)")

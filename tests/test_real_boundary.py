@@ -86,3 +86,16 @@ def test_the_rank_one_locus_by_its_degree_equals_its_ideal(m2, monkeypatch, dims
     assert by_ideal.provenance.status is Status.PROVED and by_degree.provenance.status is Status.VERIFIED
     assert by_degree.components[0].to_dict()["ideal_computed"] is False
     assert "its ideal not computed" in str(by_degree.components[0])
+
+
+def test_a_time_limit_in_the_boundary_keeps_the_singular_locus(m2, monkeypatch):
+    import m2bridge.exact.compute as compute
+    from m2bridge.errors import M2Timeout
+
+    def past_the_limit(*args, **kwargs):
+        raise M2Timeout(1.0, False)
+
+    monkeypatch.setattr(compute, "relative_boundary", past_the_limit)
+    sing = singular_locus(LightningAttention((2, 1), 2, 2), m2, timeout=120)
+    assert [(c.dimension, c.degree) for c in sing.components] == [(4, 3)] and sing.boundary is None
+    assert "relative boundary of the real neuromanifold: not computed (the time limit)" in sing.notes

@@ -337,8 +337,9 @@ def singular_locus(arch: AttentionNetwork, m2: Macaulay2 | None = None, field: s
                        else "the projection is one exactly off the singular locus")
             real_boundary = relative_boundary(arch, m2, timeout, isomorphism="proved above: " + premise)
             notes.append(real_boundary.summary())
-        except M2Timeout:
-            notes.append("relative boundary of the real neuromanifold: not computed (the time limit)")
+        except (M2Timeout, KeyboardInterrupt) as exc:  # the singular locus found stays
+            why = "the time limit" if isinstance(exc, M2Timeout) else "interrupted"
+            notes.append(f"relative boundary of the real neuromanifold: not computed ({why})")
     return ComponentsResult("singular locus", arch, "reduced coordinates y", _components(found), prov,
                             notes=notes + translation_notes(arch), comparison=comparison, boundary=real_boundary)
 

@@ -70,11 +70,11 @@ def test_the_singular_locus_carries_the_boundary_with_its_proof_as_premise(m2):
     assert singular_locus(LightningAttention((2, 1), 2, 2), m2, field="ZZ/32003", timeout=120).boundary is None
 
 
-@pytest.mark.parametrize("dims", [(2, 2), (3, 1)])
+@pytest.mark.parametrize("dims", [(2, 1), (2, 2)])
 def test_the_rank_one_locus_by_its_degree_equals_its_ideal(m2, monkeypatch, dims):
     """Past its ideal's reach ((3,3): over 10 minutes) the rank-one locus is given by the Jacobian's rank and the
     degree of P^(d-1) x P^(d-1) x P^(d'-1) x P^(d-1) over the map's degree (rankOneDegree); where the ideal is cheap
-    both must agree: (2,2) dim 5 degree 12, (3,1) dim 7 degree 45."""
+    both must agree: (2,1) dim 4 degree 3, (2,2) dim 5 degree 12 ((3,1): 45 both ways, 30 s, not in the suite)."""
     import m2bridge.exact.compute as compute
 
     arch = LightningAttention(dims, dims[0], 2)
@@ -82,7 +82,7 @@ def test_the_rank_one_locus_by_its_degree_equals_its_ideal(m2, monkeypatch, dims
     monkeypatch.setattr(compute, "MAX_RANK_ONE_IDEAL_COORDINATES", 0)
     by_degree = singular_locus(arch, m2, timeout=300, boundary=False)
     assert [(c.dimension, c.degree) for c in by_degree.components] == \
-        [(c.dimension, c.degree) for c in by_ideal.components] == [(dims[1] + 3 * dims[0] - 3, {2: 12, 3: 45}[dims[0]])]
+        [(c.dimension, c.degree) for c in by_ideal.components] == [(dims[1] + 3 * dims[0] - 3, {1: 3, 2: 12}[dims[1]])]
     assert by_ideal.provenance.status is Status.PROVED and by_degree.provenance.status is Status.VERIFIED
     assert by_degree.components[0].to_dict()["ideal_computed"] is False
     assert "its ideal not computed" in str(by_degree.components[0])

@@ -97,6 +97,13 @@ def test_convolutions_fill_or_not_and_the_segre_counts():
     assert all(r.verdict == "holds" for r in ed.values())
     smk = _rows(report, "smk")
     assert smk["filters (3, 2, 4), strides (1, 1, 1), input 7"].computed.values["dimension"] == 3 + 2 + 4 - 2
+    # SMK's degree, against the closures' ideals: (2,2) r = 2 is the cone over a quartic surface in P^5 (computed 4);
+    # r = 1 is outside (the linear network (2,2) fills the binary quadratics: degree 1, the formula gives 2)
+    degrees = {case: r.computed.values["degree"] for case, r in _rows(report, "smk", "implicit").items()}
+    assert degrees["filters (2, 2), strides (1, 1), r = 2, input 3"] == 4
+    assert degrees["filters (2, 2), strides (1, 1), r = 1, input 3"] == 1
+    assert len(degrees) == 6 and _rows(report, "smk", "implicit")[
+        "filters (2, 2), strides (1, 1), r = 1, input 3"].verdict == "outside the conditions"
     assert {r.verdict for r in report.rows} <= {"holds", "outside the conditions"}
 
 
@@ -113,6 +120,10 @@ def test_a_wrong_formula_is_reported_as_failing():
     # a projective claim off by the convention the other way (the affine number called projective) fails too
     assert evaluate(_claim({"dimension": 14}, convention="projective")).verdict == "fails"
     assert evaluate(_claim({"dimension": 13}, convention="projective")).verdict == "differs by convention"
+    # SMK's degree without the powers of r (the Segre variety's degree, 12 / 2^2 = 3 for filters (3, 2)): fails
+    smk = next(c for c in claims_of(["smk"]) if c.case == "filters (3, 2), strides (1, 1), r = 2, input 4")
+    smk.expected = {"dimension": 4, "degree": 3}
+    assert evaluate(smk).verdict == "fails"
     # a wrong invariant of a secant variety: the twisted cubic does not have degree 4
     secant = Claim("ktb", "test", "x", "c", "m2bridge implicit", "implicit", _dense((2, 1, 1), 3),
                    {"dimension": 2, "degree": 4})
@@ -140,7 +151,7 @@ def test_the_command_json_text_and_bad_names():
     data = json.loads(proc.stdout)
     validate("field", data)
     assert [p["key"] for p in data["papers"]] == ["kmmt", "smk"]
-    assert all(r["command"].startswith("m2bridge dim") for r in data["rows"])
+    assert all(r["command"].startswith(("m2bridge dim", "m2bridge implicit")) for r in data["rows"])
     proc = _cli("--paper", "frwy")
     assert proc.returncode == 0 and "HOLDS" in proc.stdout and "affine" in proc.stdout
     proc = _cli("--paper", "nope")

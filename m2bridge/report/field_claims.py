@@ -12,7 +12,7 @@ the space of coefficients; the projective dimension is one less. A claim records
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from math import comb, prod
+from math import comb, factorial, prod
 from typing import Any, Callable
 
 from m2bridge import formulas
@@ -40,7 +40,8 @@ PUBLISHED_CODE: dict[str, str] = {  # what the report says about each paper's ow
     "frwy": "no script run here; the theorem is checked by the product's own ranks",
     "kmmt": "no script run here",
     "shahverdi": "no script run here",
-    "smk": "no script run here; the degree formula of the paper is not checked by this report",
+    "smk": "no script run here; the degree formula is checked as a third-party summary states it (the paper's own "
+           "statement and conditions were not at hand)",
 }
 
 # ------------------------------------------------------------------ the papers' formulas
@@ -77,6 +78,15 @@ def end_to_end_filter(kernels: tuple[int, ...], strides: tuple[int, ...]) -> int
 def pcnn_dimension(kernels: list[tuple[int, ...]]) -> int:
     """Shahverdi-Marchetti-Kohn: |k| - L + 1, |k| the number of filter weights."""
     return sum(prod(k) for k in kernels) - len(kernels) + 1
+
+
+def pcnn_degree(kernels: list[int], r: int) -> int:
+    """Shahverdi-Marchetti-Kohn, the neuromanifold's degree for r > 1, as a summary of the paper states it:
+    (|k| - L)! prod_j r^((L - j - 1)(k_j - 1)) / (k_j - 1)!, layers j = 0 .. L - 1 from the input (the degree of the
+    Segre-Veronese variety of the filters, the first one's forms of degree r^(L - 1), the last one's linear)."""
+    big = len(kernels)
+    numerator = factorial(sum(kernels) - big) * prod(r ** ((big - j - 1) * (k - 1)) for j, k in enumerate(kernels))
+    return numerator // prod(factorial(k - 1) for k in kernels)
 
 
 # ------------------------------------------------------------------ claims
@@ -295,6 +305,27 @@ def smk_claims() -> list[Claim]:
         out.append(Claim("smk", cite, f"dimension |k| - L + 1 = {pcnn_dimension(kernels)}", case,
                          _conv_cmd("dim", length, layers), "dim", _conv(length, layers),
                          {"dimension": pcnn_dimension(kernels)}))
+    cite_degree = ("SMK 2024, the neuromanifold's degree (for r > 1), as a third-party summary of the paper states it: "
+                   "the paper's own statement and conditions were not at hand")
+    degree_cases: list[tuple[Any, list]] = [
+        (3, [((2,), (1,), 2), ((2,), (1,), 1)]),
+        (4, [((3,), (1,), 2), ((2,), (1,), 1)]),
+        (6, [((3,), (3,), 2), ((2,), (1,), 1)]),
+        (4, [((2,), (1,), 3), ((3,), (1,), 1)]),
+        (5, [((2,), (1,), 2), ((2,), (1,), 2), ((2,), (1,), 1)]),
+        (3, [((2,), (1,), 1), ((2,), (1,), 1)]),
+    ]
+    for length, layers in degree_cases:
+        kernels = [k[0] for k, _, _ in layers]
+        r = layers[0][2]
+        strides = ", ".join(str(s[0]) for _, s, _ in layers)
+        out.append(Claim("smk", cite_degree, f"degree (|k| - L)! prod r^((L - j - 1)(k_j - 1)) / (k_j - 1)! = "
+                         f"{pcnn_degree(kernels, r)} (dimension {sum(kernels) - len(kernels) + 1})",
+                         f"filters ({', '.join(map(str, kernels))}), strides ({strides}), r = {r}, input {length}",
+                         _conv_cmd("implicit", length, layers), "implicit", _conv(length, layers),
+                         {"dimension": sum(kernels) - len(kernels) + 1, "degree": pcnn_degree(kernels, r)},
+                         conditions=r > 1, outside="r = 1: the formula is stated for r > 1 (with r = 1 the "
+                                                   "filters multiply as polynomials, not birationally)"))
     for length, layers in cases[:2]:
         kernels = [k for k, _, _ in layers]
         out.append(Claim("smk", cite_fiber, "the generic fiber's tangent space is the L - 1 filter rescalings and "

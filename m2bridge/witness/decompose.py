@@ -163,7 +163,7 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
     dimensions: list[dict] = []
     solves: list[dict] = []
     stopped = ""
-    rate = 0.0  # seconds per path, the slowest slice so far
+    rate, biggest = 0.0, 0  # seconds per path in the largest slice so far, and its paths
     linear = zero_block_components(fmap, r, rng, check)  # the weight matrices whose zero set is critical
     for q in range(1, n - lowest + 1):
         d = n - q
@@ -186,13 +186,13 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
                                "paths": count, "total_degree_paths": total, "method": "skipped",
                                "status": Status.NOT_COMPUTED.value})
                 stopped = (f"dimension {d}, rank {rho}: {count} paths, about {count * rate:.0f} s at the "
-                           f"{1000 * rate:.0f} ms per path measured so far, > the {left:.0f} s left")
+                           f"{1000 * rate:.0f} ms per path of the largest slice so far, > the {left:.0f} s left")
                 break
             rs = (fmap.rank_system(rho, q, kernel_vectors(q, rho, r, n), rng) if straight
                   else RankSystem.random(fmap, polys, rho, q, r, rng))
             s = solve_slice(rs, r, rng, max_paths, until=deadline)
-            if s.paths >= 20 and s.status is Status.VERIFIED:
-                rate = max(rate, s.seconds / s.paths)
+            if s.paths >= max(20, biggest) and s.status is Status.VERIFIED:  # the largest batch: the likeliest rate
+                rate, biggest = s.seconds / s.paths, s.paths
             solves.append(s.to_dict())
             paths += s.paths
             if s.status is not Status.VERIFIED:

@@ -19,7 +19,7 @@ import sympy
 
 from m2bridge.network import AttentionNetwork
 from m2bridge.witness.batch_tracker import BatchSystem
-from m2bridge.witness.incidence import cnormal
+from m2bridge.witness.incidence import cnormal, numerical_rank
 from m2bridge.witness.jets import NetworkJets
 
 
@@ -61,17 +61,27 @@ class NetworkMap:
         return StraightRankSystem.random(self, rho, q, k, rng)
 
 
-def straight_map(arch: AttentionNetwork, seed: int = 0, margin: int = 4) -> NetworkMap:
-    """The straight-line map with its ``check`` (module docstring): the check on 2 n + 2 outputs gives the generic
-    rank r; the map itself has at least r + ``margin`` outputs."""
+def straight_map(arch: AttentionNetwork, seed: int = 0, extra: int = 1, most: int = 64) -> NetworkMap:
+    """The straight-line map with its ``check`` (module docstring): the check's generic rank r (at least 2 n + 2
+    outputs, and samples added until its rank holds under one more sample); the map's samples added until its own
+    generic rank is r (a sample sees only part of the coefficients: token symmetry), then ``extra`` more."""
     per = arch.dims[-1] * arch.tokens
-    probe = NetworkMap(arch, 1, seed)
-    n = probe.n
-    check = NetworkMap(arch, -(-(2 * n + 2) // per), seed + 7919)
     rng = np.random.default_rng(seed)
-    r = max(int(np.linalg.matrix_rank(J, tol=1e-8 * np.linalg.norm(J, 2)))
-            for J in check.jacobians(cnormal(rng, 2, n)))
-    fmap = NetworkMap(arch, -(-(r + margin) // per), seed)
+    points = cnormal(rng, 2, NetworkMap(arch, 1, seed).n)
+
+    def rank(fmap: NetworkMap) -> int:
+        return max(numerical_rank(J)[0] for J in fmap.jacobians(points))
+
+    count = -(-(2 * NetworkMap(arch, 1, seed).n + 2) // per)
+    check = NetworkMap(arch, count, seed + 7919)
+    while count < most and rank(NetworkMap(arch, count + 1, seed + 7919)) > rank(check):
+        count += 1
+        check = NetworkMap(arch, count, seed + 7919)
+    r = rank(check)
+    samples = -(-r // per)
+    while samples < most and rank(NetworkMap(arch, samples, seed)) < r:
+        samples += 1
+    fmap = NetworkMap(arch, samples + extra, seed)
     fmap.check = check
     return fmap
 

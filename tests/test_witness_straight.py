@@ -117,3 +117,31 @@ def test_zero_weight_matrices_of_a_deep_network():
     found = zero_block_components(fmap, 5, np.random.default_rng(0), fmap.check)
     assert sorted((L.name, L.component.dimension, L.component.jacobian_rank, L.component.image_dimension)
                   for L in found) == [("A1", 4, 0, 0), ("A2", 7, 1, 0), ("V1", 6, 0, 0), ("V2", 7, 1, 0)]
+
+
+def test_critical_numeric_straight_line_on_the_command_line():
+    """critical --numeric on a deep network takes the straight-line evaluation by itself; its JSON passes the critical
+    schema, says dimension 7 is verified and the whole list a lower bound (dimensions below 7 not searched), and
+    lists the hyperplanes A2 = 0 and V2 = 0; --evaluation without --numeric is refused."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from m2bridge.schemas import validate
+
+    base = [sys.executable, "-m", "m2bridge.cli", "critical", "--dims", "2,1,1", "--ranks", "2,2", "--tokens", "2"]
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([*base, "--numeric", "--min-dimension", "7", "--json"], capture_output=True, text=True,
+                         timeout=300, cwd=root)
+    assert out.returncode == 0, out.stderr
+    assert "Infinity" not in out.stdout and "NaN" not in out.stdout
+    data = json.loads(out.stdout)
+    validate("critical", data)
+    assert [(d["dimension"], d["status"]) for d in data["dimensions"]] == [(7, "verified")]
+    assert data["components_status"] == "lower_bound"
+    assert sorted((c["dimension"], c["degree"], c["degree_status"]) for c in data["components"]) == [
+        (7, 1, "verified"), (7, 1, "verified")]
+    refused = subprocess.run([*base, "--evaluation", "straight-line"], capture_output=True, text=True, timeout=120,
+                             cwd=root)
+    assert refused.returncode != 0 and "--numeric" in refused.stderr

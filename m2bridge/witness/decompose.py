@@ -13,8 +13,10 @@ codimension (a singular end, or one of another rank) must lie on a component fou
 A dimension is ``verified`` complete when every homotopy for it ended (no failed path), every group passed the trace
 test and every other end is explained; a lower bound otherwise, with the reason. C is a cone when J is homogeneous,
 so its components have dimension >= 1 and q runs to n - 1 (else to n). Where a homotopy would track more than
-``max_paths`` paths (or the time runs out), the dimensions left are searched by the random seeding of
-:mod:`.critical` instead: a lower bound.
+``max_paths`` paths (or the time runs out, or the path rate measured so far says it cannot end in time), the
+dimensions left are searched by the random seeding of :mod:`.critical` instead (expanded maps; a straight-line map
+leaves them unsearched): a lower bound. The zero sets of weight matrices that lie in C (:mod:`.structural`) join at
+their dimension: they explain singular ends, and are components wherever every larger dimension is verified.
 """
 
 from __future__ import annotations

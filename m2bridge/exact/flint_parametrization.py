@@ -6,9 +6,9 @@ monomials are split off, and their linear span is computed with flint's exact ra
 kind names its weights and fixes its gauges (:meth:`LayerKind.exact_weights`: attention the forms of
 :mod:`.parametrization`, the attention matrix A for a >= d, Q = [I | Q'] with K free otherwise, V free or
 O [I | U']; an MLP W1 (``W<l>i``) and W2 (``W<l>o``) free; other kinds their arrays free). Constant terms (the
-identity of a skip connection: coefficient 1 at the linear monomials) do not depend on the weights: they are split off as a fixed translation, so
-the closure is computed for the rest and is translated by them (same equations in the shifted
-coordinates, dimension, degree, singular locus, fibers and critical points).
+identity of a skip connection: coefficient 1 at the linear monomials) do not depend on the weights: they are
+split off as a fixed translation, so the closure is computed for the rest and is translated by them (same
+equations in the shifted coordinates, dimension, degree, singular locus, fibers and critical points).
 
 Only the reduced coordinates, the back map and the linear equations are turned into sympy objects at
 the end, for the Macaulay2 set-up shared with the one-layer path.

@@ -57,16 +57,25 @@ def test_cascade_three_surfaces():
 
 
 def test_cascade_nonreduced_is_a_lower_bound():
-    """(x (y^2 - z w), x^2): its 2 x 2 minors are -4 x^2 y, 2 x^2 w, 2 x^2 z, so rank J < 2 on the plane x = 0; the
-    kernel equations vanish twice there (2 x v1 = 0 with v1 = 0), so its points are only singular ends: the cascade
-    must not call its list complete, and says which ends it cannot explain."""
+    """(x (y^2 - z w), x^2): its 2 x 2 minors are -4 x^2 y, 2 x^2 w, 2 x^2 z, so rank J < 2 on the plane x = 0 (and
+    the x-axis); the kernel equations vanish twice on the plane (2 x v1 = 0 with v1 = 0), so its points are only
+    singular ends: without the structural components the cascade must not call its list complete, and says which
+    ends it cannot explain."""
     x, y, z, w = sympy.symbols("x y z w")
-    res = cascade_critical_locus(PolynomialMap([x, y, z, w], [x * (y**2 - z * w), x**2], label="plane"), seed=2,
-                                 timeout=200)
+    fmap = PolynomialMap([x, y, z, w], [x * (y**2 - z * w), x**2], label="plane")
+    res = cascade_critical_locus(fmap, seed=2, timeout=200, structure=False)
     assert not res.complete and res.to_dict()["components_status"] == "lower_bound"
     assert res.dimensions[0]["dimension"] == 3 and res.dimensions[0]["status"] == "lower_bound"
     assert "lie on no component found" in res.dimensions[0]["reason"]
     assert not any(c.maximal for c in res.components)  # below an incomplete dimension nothing is shown maximal
+    # the weight x alone is a block: J drops rank on x = 0, a linear space that explains those ends; the minors also
+    # vanish on the x-axis y = z = w = 0 (J = [[0, 0, 0, 0], [2x, 0, 0, 0]] there), a line outside the plane: with the
+    # structural components both are found, dimensions 3 to 1 verified
+    res = cascade_critical_locus(fmap, seed=2, timeout=200)
+    assert sorted((c.dimension, c.degree, c.found_by) for c in res.components) == [
+        (1, 1, "cascade"), (3, 1, "structure (x = 0)")]
+    assert [(d["dimension"], d["status"]) for d in res.dimensions[:3]] == [(3, "verified"), (2, "verified"),
+                                                                           (1, "verified")]
 
 
 def test_path_limit_gives_a_lower_bound():

@@ -145,9 +145,10 @@ def merge_by_trace(groups: list[list[int]], traces: dict, test: Callable, find: 
 
 def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 200000, timeout: float = 600.0,
                            min_dimension: int | None = None, label: str = "", fallback_seeds: int = 8,
-                           log: Callable[[str], None] | None = None) -> NumericCriticalLocus:
+                           log: Callable[[str], None] | None = None, structure: bool = True) -> NumericCriticalLocus:
     """The components of the critical locus of ``fmap`` by the cascade (module docstring), with a status per
-    dimension; ``min_dimension``: the smallest dimension searched (default 1 where J is homogeneous, else 0)."""
+    dimension; ``min_dimension``: the smallest dimension searched (default 1 where J is homogeneous, else 0);
+    ``structure``: the zero sets of weight matrices (:mod:`.structural`) too."""
     started = time.monotonic()
     deadline = started + timeout
     rng = np.random.default_rng(seed)
@@ -166,7 +167,7 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
     solves: list[dict] = []
     stopped = ""
     rate, biggest = 0.0, 0  # seconds per path in the largest slice so far, and its paths
-    linear = zero_block_components(fmap, r, rng, check)  # the weight matrices whose zero set is critical
+    linear = zero_block_components(fmap, r, rng, check) if structure else []  # weight matrices zero: critical
     for q in range(1, n - lowest + 1):
         d = n - q
         t0, paths, reasons, others = time.monotonic(), 0, [], []

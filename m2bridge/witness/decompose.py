@@ -253,7 +253,7 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
     below = min((dd["dimension"] for dd in dimensions), default=n)
     for L in linear:  # below the dimensions searched: a linear space of the locus, maximal unknown
         if (lowest <= L.component.dimension <= below and L not in found
-                and not any(F.contains(L.theta) for F in found)):
+                and not any(F.contains(L.theta, loose=True) for F in found)):
             found.append(L)
     components = [F.component for F in found]
     for c in components:  # maximal where every larger dimension was shown complete (membership ran against it)
@@ -297,7 +297,8 @@ def cascade_critical_locus(fmap: PolynomialMap, seed: int = 0, max_paths: int = 
 def structural(linear: list[LinearFound], found: list, d: int) -> list[LinearFound]:
     """The linear components of dimension d that no component found contains (those of larger dimension: then it is
     a component wherever they are complete; those of dimension d: the cascade found it itself)."""
-    return [L for L in linear if L.component.dimension == d and not any(F.contains(L.theta) for F in found)]
+    return [L for L in linear
+            if L.component.dimension == d and not any(F.contains(L.theta, loose=True) for F in found)]
 
 
 def on_check(check, thetas: np.ndarray, rho: int, r: int) -> bool:

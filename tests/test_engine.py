@@ -77,6 +77,16 @@ def test_paths_to_infinity_are_reported_as_such():
     assert [p.code for p in circles.paths] == [PathCode.AT_INFINITY] * 4 and circles.count == 0
 
 
+def test_singular_ends_at_infinity_are_not_counted_as_singular_solutions():
+    """cyclic-5 (Bezout 120): 70 isolated solutions, all nonsingular (Bjorck-Froberg 1991); the other 50 paths go to
+    singular points at infinity, slowly, and used to end as 26 'singular solutions' of size 1e3 to 1e8."""
+    v = sympy.symbols("v1:6")
+    cyclic = [sum(sympy.prod(v[(i + j) % 5] for j in range(k)) for i in range(5)) for k in range(1, 5)]
+    result = solve(PolynomialSystem(cyclic + [sympy.prod(v) - 1], list(v)), seed=0, threads=1)
+    assert result.count == 70 and result.singular == 0 and result.status is Status.VERIFIED
+    assert sum(p.code is PathCode.AT_INFINITY for p in result.paths) == 50
+
+
 def test_a_double_root_is_reported_singular():
     result = solve(PolynomialSystem([(x - 1) ** 2, y - 2], [x, y]))
     assert [p.code for p in result.paths] == [PathCode.SINGULAR] * 2

@@ -15,6 +15,10 @@ from m2bridge.homotopy.system import PolynomialSystem, Tracked
 SINGULAR_CONDITION = 1e10  # an end whose Jacobian's condition number exceeds this is singular
 SINGULAR_NEWTON = 1e-11  # ... or whose last Newton correction exceeds this times its size (linear convergence)
 AT_INFINITY = 1e-8  # a projective end whose homogenizing coordinate is below this times its size is at infinity
+# ... and a singular end (ill-conditioned, Newton not converging) whose homogenizing coordinate is below this times
+# its size: a path slowing down on its way to a singular point at infinity (cyclic-5's 50 such paths ended at |z0|
+# 1e-8 to 1e-3 of their size and were counted as singular solutions), not a finite singular solution of that size
+SINGULAR_AT_INFINITY = 1e-2
 END_ZONE = 1e-4  # a path stopped within this of t = 1 is judged by where it stopped (at infinity, singular)
 
 
@@ -109,6 +113,8 @@ def classify(tracker_code: int, t: float, accuracy: float, size: float, conditio
     if not arrived and homogenizing is None and tracker_code == generic_kernels.DIVERGED:
         return PathCode.AT_INFINITY
     if not (condition <= SINGULAR_CONDITION) or not (accuracy <= SINGULAR_NEWTON * scale):
+        if homogenizing is not None and homogenizing <= SINGULAR_AT_INFINITY * scale:
+            return PathCode.AT_INFINITY
         return PathCode.SINGULAR if np.isfinite(size) else _TRACKER.get(tracker_code, PathCode.STEP_TOO_SMALL)
     return PathCode.SUCCESS
 

@@ -304,9 +304,11 @@ x0 = point{{{{{', '.join(cc(z) for z in x0)}}}}};
 t0 = currentTime();
 (V, npaths) = monodromySolve(PS, p0, {{x0}}, NumberOfNodes => 4, NumberOfEdges => 4, TargetSolutionCount => {COUNT},
     Verbose => true);
-print("POINTS " | toString(length V.PartialSols) | " PATHS " | toString npaths | " SECONDS " | toString(currentTime() - t0));
+-- the node returned is the last one made, its points at another base point: p0's node holds the points at u0
+B = first select(toList V.Graph.Vertices, v -> v.BasePoint == p0);
+print("POINTS " | toString(length B.PartialSols) | " PATHS " | toString npaths | " SECONDS " | toString(currentTime() - t0));
 printingPrecision = 0;
-scan(points V.PartialSols, s -> print("SOL " | toString flatten apply(coordinates s, z -> {{realPart z, imaginaryPart z}})));
+scan(points B.PartialSols, s -> print("SOL " | toString flatten apply(coordinates s, z -> {{realPart z, imaginaryPart z}})));
 """
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "m.m2").write_text(code)

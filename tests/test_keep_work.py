@@ -4,6 +4,7 @@ exit as documented, and leave no process behind. Each test runs the real command
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -192,7 +193,9 @@ def test_the_time_limit_ends_the_numeric_critical_locus_with_what_it_found():
     assert out.returncode == 0, out.stderr[-3000:]
     data = json.loads(out.stdout)
     assert data["status"] == data["components_status"] == "lower_bound"
-    assert "the run's time limit (--timeout 20 s)" in data["certificate"], data["certificate"]
+    # stopped by the time limit, or a slice left out because its measured path rate could not finish in the time left
+    cert = data["certificate"]
+    assert "the run's time limit (--timeout 20 s)" in cert or re.search(r"> the \d+ s left", cert), cert
     load = os.getloadavg()[0]  # the coefficient map (16 s alone) is built before the first check of the time
     assert seconds < 60 + 20 * load, f"{seconds:.0f} s for --timeout 20 (load {load:.1f})"
 

@@ -7,19 +7,7 @@
 -- (a b^T, c e^T) and (e b^T, c a^T) are complex conjugates: a = z, e = conj z, b and c real.  Their limits in the
 -- real image are where z becomes real, a = e = u: the functions of A = u b^T, V = c u^T, the fixed points of the swap.
 
--- A's and V's weights, and d, e; null when F is not one head in the attention-matrix form
-layerWeights = F -> (
-    S := target F;
-    letter := v -> (toString v)_0;
-    Av := select(gens S, v -> letter v == "A");
-    Vv := select(gens S, v -> letter v == "V");
-    if #Av == 0 or #Vv == 0 or #Av + #Vv != numgens S then return null;
-    d := #unique apply(Av, v -> first last baseName v);
-    e := #Vv // d;
-    if d * d != #Av or d * e != #Vv then null else (Av, Vv, d, e))
-
--- the weights (A, V) = (a b^T, c e^T) as a list in the order of gens S (A's entries first, row by row)
-rankOneWeights = (a, b, c, e) -> flatten table(#a, #b, (i, j) -> a#i * b#j) | flatten table(#c, #e, (o, j) -> c#o * e#j)
+-- layerWeights and rankOneWeights (loci.m2) read the layer's weights and build rank-one ones.
 
 sameVectorLocus = method()
 sameVectorLocus RingMap := Ideal => F -> (

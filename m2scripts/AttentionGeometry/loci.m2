@@ -207,6 +207,20 @@ rowChartDenominators = (F, Av, Vv, d, e, charts, note) -> (
     hw = select(hw, h -> h =!= null);
     if #hw == 0 then "no row chart has an inverse of degree <= 3" else hw)
 
+-- A's and V's weights, and d, e; null when F is not one head in the attention-matrix form
+layerWeights = F -> (
+    S := target F;
+    letter := v -> (toString v)_0;
+    Av := select(gens S, v -> letter v == "A");
+    Vv := select(gens S, v -> letter v == "V");
+    if #Av == 0 or #Vv == 0 or #Av + #Vv != numgens S then return null;
+    d := #unique apply(Av, v -> first last baseName v);
+    e := #Vv // d;
+    if d * d != #Av or d * e != #Vv then null else (Av, Vv, d, e))
+
+-- the weights (A, V) = (a b^T, c e^T) as a list in the order of gens S (A's entries first, row by row)
+rankOneWeights = (a, b, c, e) -> flatten table(#a, #b, (i, j) -> a#i * b#j) | flatten table(#c, #e, (o, j) -> c#o * e#j)
+
 singularByCharts = method(Options => {AllDenominators => 0, Charts => null, RowCharts => null,
     Verbose => false})
 singularByCharts RingMap := List => o -> F -> (
@@ -214,13 +228,9 @@ singularByCharts RingMap := List => o -> F -> (
     R := source F;
     kk := coefficientRing S;
     note := msg -> if o.Verbose then printerr("singularByCharts: " | msg);
-    letter := v -> (toString v)_0;
-    Av := select(gens S, v -> letter v == "A");
-    Vv := select(gens S, v -> letter v == "V");
-    if #Av + #Vv != numgens S or #Av == 0 or #Vv == 0 then return {false, "not one head in the attention-matrix form"};
-    d := #unique apply(Av, v -> first last baseName v);
-    e := #Vv // d;
-    if d * d != #Av or d * e != #Vv then return {false, "not one head in the attention-matrix form"};
+    lw := layerWeights F;
+    if lw === null then return {false, "not one head in the attention-matrix form"};
+    (Av, Vv, d, e) := lw;
     images := first entries F.matrix;
     -- 1.
     if saturate(saturate(ideal images, ideal Av), ideal Vv) != ideal 1_S then
@@ -281,13 +291,9 @@ singularByCharts RingMap := List => o -> F -> (
     -- 4.
     (a, b, c, u) := (local a, local b, local c, local u);
     T := kk[a_1..a_d, b_1..b_d, c_1..c_e, u_1..u_d];
-    va := matrix{toList(T_0 .. T_(d - 1))};
-    vb := matrix{toList(T_d .. T_(2 * d - 1))};
-    vc := matrix{toList(T_(2 * d) .. T_(2 * d + e - 1))};
-    vu := matrix{toList(T_(2 * d + e) .. T_(3 * d + e - 1))};
-    one := flatten entries (transpose va * vb) | flatten entries (transpose vc * vu);
-    two := flatten entries (transpose vu * vb) | flatten entries (transpose vc * va);
-    (m1, m2) := (map(T, S, one), map(T, S, two));
+    (va, vb, vc, vu) := (take(gens T, d), take(gens T, {d, 2 * d - 1}), take(gens T, {2 * d, 2 * d + e - 1}),
+        drop(gens T, 2 * d + e));
+    (m1, m2) := (map(T, S, rankOneWeights(va, vb, vc, vu)), map(T, S, rankOneWeights(vu, vb, vc, va)));
     if m1 F.matrix != m2 F.matrix then
         return {false, "the swap (a b^T, c e^T) -> (e b^T, c a^T) changes the function", #charts + #rowCharts, #hw};
     {true, "Sing X = the image of the weights with rank A <= 1 and rank V <= 1", #charts + #rowCharts, #hw})

@@ -80,17 +80,36 @@ class JacobianPolys:
 
 
 @dataclass
-class RankSystem:
-    """The rank-rho equations on one slice: F(theta, W) = P0(theta) + sum_a P[a](theta) W_a (q + k rho of them) and the
-    slice S theta = b; ``system``: the square system with parameters b (for monodromy, the trace test, membership)."""
+class KernelSlice:
+    """What every rank system of the cascade holds: its map, the rank rho and codimension q, the slice S theta = b0,
+    and the kernel vectors V = N0 + N1 W (k of them, W a rho x k matrix of unknowns)."""
 
-    fmap: PolynomialMap
+    fmap: Any
     rho: int
     q: int
     S: np.ndarray
     b0: np.ndarray
     N0: np.ndarray
     N1: np.ndarray
+
+    @property
+    def k(self) -> int:
+        return self.N0.shape[1]
+
+    @property
+    def N(self) -> int:
+        return self.rho * self.k
+
+    def kernel(self, w: np.ndarray) -> np.ndarray:
+        return self.N0 + self.N1 @ np.asarray(w).reshape(self.rho, self.k)
+
+
+@dataclass
+class RankSystem(KernelSlice):
+    """The rank-rho equations on one slice: F(theta, W) = P0(theta) + sum_a P[a](theta) W_a (q + k rho of them) and the
+    slice S theta = b; ``system``: the square system with parameters b (for monodromy, the trace test, membership)."""
+
+    fmap: PolynomialMap
     P0: np.ndarray  # (q + N, monomials)
     P: np.ndarray  # (q + N, N, monomials), N = k rho
     polys: JacobianPolys
@@ -107,14 +126,6 @@ class RankSystem:
             eq[_unit(n + N + k, n + N + j)] = -1.0
             eqs.append(eq)
         self.system = PolynomialSystem.from_terms(eqs, [*f.weights, *self.W], self.bs)
-
-    @property
-    def k(self) -> int:
-        return self.N0.shape[1]
-
-    @property
-    def N(self) -> int:
-        return self.rho * self.k
 
     @property
     def degree(self) -> int:
@@ -158,9 +169,6 @@ class RankSystem:
         S = cnormal(rng, n - q, n)
         b0 = cnormal(rng, n - q)
         return cls(fmap, rho, q, S, b0, N0, N1, P0, P, polys)
-
-    def kernel(self, w: np.ndarray) -> np.ndarray:
-        return self.N0 + self.N1 @ np.asarray(w).reshape(self.rho, self.k)
 
     def tangent(self, x: np.ndarray) -> np.ndarray:
         """The theta-part of the tangent space at a nonsingular solution x (the kernel of dF without the slice)."""

@@ -19,6 +19,7 @@ import sympy
 
 from m2bridge.network import AttentionNetwork
 from m2bridge.witness.batch_tracker import BatchSystem
+from m2bridge.witness.cascade import KernelSlice
 from m2bridge.witness.incidence import cnormal, numerical_rank
 from m2bridge.witness.jets import NetworkJets
 
@@ -93,17 +94,11 @@ def _flat(a: np.ndarray) -> np.ndarray:
 
 
 @dataclass
-class StraightRankSystem:
+class StraightRankSystem(KernelSlice):
     """The rank-rho equations of :class:`.cascade.RankSystem` on a straight-line map: R vec(J(theta) V) = 0 with
     V = N0 + N1 W (q + k rho equations) and the slice S theta = b."""
 
     fmap: NetworkMap
-    rho: int
-    q: int
-    S: np.ndarray
-    b0: np.ndarray
-    N0: np.ndarray
-    N1: np.ndarray
     R: np.ndarray  # (q + N, m, k)
     system: "SliceSystem" = field(init=False)
 
@@ -118,19 +113,8 @@ class StraightRankSystem:
         return cls(fmap, rho, q, cnormal(rng, n - q, n), cnormal(rng, n - q), N0, N1, R)
 
     @property
-    def k(self) -> int:
-        return self.N0.shape[1]
-
-    @property
-    def N(self) -> int:
-        return self.rho * self.k
-
-    @property
     def degree(self) -> int:
         return self.fmap.degree
-
-    def kernel(self, w: np.ndarray) -> np.ndarray:
-        return self.N0 + self.N1 @ np.asarray(w).reshape(self.rho, self.k)
 
     def equations(self, x: np.ndarray, V: np.ndarray, derivatives: bool = True):
         """At x = (h, theta) rows and kernel vectors V (B x n x k): R vec(J^h V) and its derivatives in (h, theta)
